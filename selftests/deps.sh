@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install every Debian package that building sroce and running its tests
+# needs. Idempotent and quick when everything is there already: it only calls
+# apt when a package is missing. Needs root on Debian bookworm.
+set -euo pipefail
+
+PKGS=(
+	# build
+	make gcc libc6-dev kmod sparse dwarves
+	linux-headers-amd64
+	# the test VM: kernel image (its modules), emulator, initramfs tools
+	linux-image-amd64 qemu-system-x86 busybox-static cpio gzip
+	# RDMA user space that runs inside the VM
+	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	libibverbs-dev librdmacm-dev iproute2
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: must run as root to install packages" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

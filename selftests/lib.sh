@@ -1,0 +1,411 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the sroce selftests. A test is /tests/GROUP/NAME.sh:
+#
+#	#!/bin/bash
+#	# SPDX-License-Identifier: GPL-2.0
+#	. /tests/lib.sh
+#	sroce_load
+#	two_hosts
+#	link_add sa va ha
+#	...
+#	pass
+#
+# Exit status: 0 pass, 4 skip (use skip "why"), anything else fails.
+# Sourcing this file turns on `set -eEuo pipefail`: any unchecked failing
+# command fails the test (its line is printed). An exit status of 4 that does
+# not come from skip() is turned into a failure.
+#
+# Cleanup is automatic (EXIT trap): background jobs are killed, at_exit
+# commands run (last registered first), the rdma links made by link_add are
+# deleted, the netns/veths made here are deleted, and sroce is unloaded if it
+# was not loaded when the test started. Do not install your own EXIT trap; use
+# at_exit "command string" instead.
+
+[[ -n ${_SROCE_LIB_SH:-} ]] && return 0
+_SROCE_LIB_SH=1
+
+set -eEuo pipefail
+shopt -s inherit_errexit
+
+# ------------------------------------------------------------------ tools
+# busybox has applets named ip/tc with no netns support: use the real ones
+_lib_find_bin() {
+	local p
+	for p in "$@"; do
+		if [[ -x $p && $(readlink -f "$p") != */busybox ]]; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+IP=$(_lib_find_bin /usr/sbin/ip /usr/bin/ip /sbin/ip /bin/ip) || IP=ip
+RDMA=$(_lib_find_bin /usr/bin/rdma /usr/sbin/rdma /bin/rdma /sbin/rdma) || RDMA=rdma
+TC=$(_lib_find_bin /usr/sbin/tc /usr/bin/tc /sbin/tc /bin/tc) || TC=tc
+export IP RDMA TC
+
+ip() { "$IP" "$@"; }
+rdma() { "$RDMA" "$@"; }
+tc() { "$TC" "$@"; }
+
+# ------------------------------------------------------------------ results
+log() { printf '[%s] %s\n' "${EPOCHREALTIME%???}" "$*"; }
+skip() { _LIB_SKIPPING=1; echo "SKIP: $*"; exit 4; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { exit 0; }
+
+_lib_on_err() {
+	local rc=$?
+	echo "FAIL: '${BASH_COMMAND}' exited with status $rc" \
+		"(${BASH_SOURCE[1]:-?}:${BASH_LINENO[0]})" >&2
+}
+trap _lib_on_err ERR
+
+# ------------------------------------------------------------------ asserts
+# assert_eq ACTUAL EXPECTED "what"
+assert_eq() {
+	[[ $1 == "$2" ]] || fail "${3:-assert_eq}: got '$1', expected '$2'"
+}
+
+# assert_match "string" "regex" "what"
+assert_match() {
+	[[ $1 =~ $2 ]] || fail "${3:-assert_match}: '$1' does not match /$2/"
+}
+
+# assert_nomatch "string" "regex" "what"
+assert_nomatch() {
+	if [[ $1 =~ $2 ]]; then
+		fail "${3:-assert_nomatch}: '$1' matches /$2/"
+	fi
+}
+
+# assert_rc EXPECTED_RC "what" CMD [ARGS...]: output (stdout+stderr) in $OUT
+OUT=""
+assert_rc() {
+	local exp=$1 what=$2 rc=0
+	shift 2
+	OUT=$("$@" 2>&1) || rc=$?
+	((rc == exp)) || fail "$what: '$*' exited $rc, expected $exp; output:"$'\n'"$OUT"
+}
+
+# assert_fail_errno "ERRSTR" "what" CMD [ARGS...]: CMD must fail and print
+# ERRSTR (e.g. "File exists"); output in $OUT
+assert_fail_errno() {
+	local err=$1 what=$2 rc=0
+	shift 2
+	OUT=$("$@" 2>&1) || rc=$?
+	((rc != 0)) || fail "$what: '$*' succeeded, expected failure with '$err'; output:"$'\n'"$OUT"
+	[[ $OUT == *"$err"* ]] ||
+		fail "$what: '$*' failed (rc=$rc) without '$err'; output:"$'\n'"$OUT"
+}
+
+_lib_now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# wait_for TIMEOUT_S "description" CMD [ARGS...]: poll CMD every 0.2 s
+wait_for() {
+	local t=$1 desc=$2 end
+	shift 2
+	end=$(($(_lib_now_us) + t * 1000000))
+	until "$@" >/dev/null 2>&1; do
+		if (($(_lib_now_us) > end)); then
+			local out rc=0
+			out=$("$@" 2>&1) || rc=$?
+			fail "timed out after ${t}s waiting for $desc ('$*' rc=$rc: $out)"
+		fi
+		sleep 0.2
+	done
+}
+
+# ------------------------------------------------------------------ processes
+declare -gA _BG_PID=()
+
+# pids of all descendants of $1
+_lib_descendants() {
+	local -A kids=()
+	local st line p ppid rest queue
+	for st in /proc/[0-9]*/stat; do
+		read -r line 2>/dev/null <"$st" || continue
+		p=${line%% *}
+		rest=${line##*) }
+		ppid=${rest#* }
+		ppid=${ppid%% *}
+		kids[$ppid]+="$p "
+	done
+	queue=$1
+	while [[ -n ${queue// /} ]]; do
+		read -r p queue <<<"$queue" || true
+		[[ -n ${kids[$p]:-} ]] || continue
+		echo "${kids[$p]}"
+		queue+=" ${kids[$p]}"
+	done
+}
+
+_lib_kill_tree() {
+	local pid=$1 d
+	d=$(_lib_descendants "$pid" | tr '\n' ' ') || true
+	# shellcheck disable=SC2086
+	kill -KILL "$pid" $d 2>/dev/null || true
+}
+
+# bg_run NAME CMD [ARGS...]: start CMD in the background, output in $PWD/NAME.log
+bg_run() {
+	local name=$1
+	shift
+	(
+		trap - ERR
+		set +e
+		"$@"
+	) </dev/null >"$PWD/$name.log" 2>&1 &
+	_BG_PID[$name]=$!
+}
+
+# bg_wait NAME TIMEOUT_S: wait for NAME, return its exit status (124 on timeout,
+# after killing it). Use as `bg_wait srv 30` (fails the test on non-zero) or
+# `rc=0; bg_wait srv 30 || rc=$?`.
+bg_wait() {
+	local name=$1 t=$2 pid end rc=0
+	pid=${_BG_PID[$name]:?bg_wait: unknown job $name}
+	end=$(($(_lib_now_us) + t * 1000000))
+	while kill -0 "$pid" 2>/dev/null; do
+		if (($(_lib_now_us) > end)); then
+			echo "bg_wait: $name still running after ${t}s, killing it; its output:" >&2
+			_lib_kill_tree "$pid"
+			wait "$pid" 2>/dev/null || true
+			unset "_BG_PID[$name]"
+			bg_log "$name" >&2
+			return 124
+		fi
+		sleep 0.1
+	done
+	wait "$pid" || rc=$?
+	unset "_BG_PID[$name]"
+	return "$rc"
+}
+
+# bg_kill NAME: kill NAME and its children
+bg_kill() {
+	local pid=${_BG_PID[$1]:-}
+	[[ -n $pid ]] || return 0
+	_lib_kill_tree "$pid"
+	wait "$pid" 2>/dev/null || true
+	unset "_BG_PID[$1]"
+}
+
+bg_log() { cat "$PWD/$1.log" 2>/dev/null || true; }
+
+# _lib_bounded SECS CMD...: run CMD (output discarded) but stop waiting after
+# SECS; a command stuck in the kernel (e.g. "ip link del" of a netdev whose
+# refcount leaked) is left behind. Returns CMD's status, 124 if still running.
+_lib_bounded() {
+	local t=$1 pid end rc=0
+	shift
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	end=$(($(_lib_now_us) + t * 1000000))
+	while kill -0 "$pid" 2>/dev/null; do
+		if (($(_lib_now_us) > end)); then
+			echo "cleanup: '$*' still blocked after ${t}s" >&2
+			return 124
+		fi
+		sleep 0.1
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+_AT_EXIT=()
+# at_exit "command string": run (eval) at exit, before the automatic cleanup
+at_exit() { _AT_EXIT+=("$*"); }
+
+# ------------------------------------------------------------------ sroce module
+SROCE_LINKS=()
+
+sroce_loaded() { [[ -e /sys/module/sroce/initstate ]]; }
+
+_SROCE_WAS_LOADED=0
+if sroce_loaded; then _SROCE_WAS_LOADED=1; fi
+
+sroce_load() {
+	sroce_loaded && return 0
+	local out
+	out=$(modprobe sroce 2>&1) || fail "modprobe sroce failed: $out"
+}
+
+# link_add NAME NETDEV [NETNS]
+link_add() {
+	local name=$1 dev=$2 ns=${3:-}
+	SROCE_LINKS+=("$name")
+	if [[ -n $ns ]]; then
+		"$IP" netns exec "$ns" "$RDMA" link add "$name" type sroce netdev "$dev"
+	else
+		"$RDMA" link add "$name" type sroce netdev "$dev"
+	fi
+}
+
+# link_del NAME
+link_del() {
+	local n keep=()
+	"$RDMA" link delete "$1"
+	for n in "${SROCE_LINKS[@]}"; do
+		[[ $n == "$1" ]] || keep+=("$n")
+	done
+	SROCE_LINKS=("${keep[@]}")
+}
+
+_lib_del_links() {
+	local n rc=0
+	for n in "${SROCE_LINKS[@]}"; do
+		if [[ -e /sys/class/infiniband/$n ]]; then
+			_lib_bounded 20 "$RDMA" link delete "$n" || {
+				echo "cleanup: rdma link delete $n failed" >&2
+				rc=1
+			}
+		fi
+	done
+	SROCE_LINKS=()
+	return "$rc"
+}
+
+# sroce_unload: delete our links, then rmmod sroce (retried for 30 s)
+sroce_unload() {
+	local end
+	_lib_del_links || true
+	end=$((SECONDS + 30))
+	while sroce_loaded; do
+		if ! _lib_bounded 30 rmmod sroce; then
+			((SECONDS <= end)) || {
+				echo "sroce_unload: rmmod sroce still failing after 30s:" \
+					"$(rmmod sroce 2>&1)" >&2
+				return 1
+			}
+			sleep 0.2
+		fi
+	done
+}
+
+# port_state_is DEV STATE [PORT]: port PORT (default 1) of DEV is in STATE
+# (DOWN, INIT, ARMED, ACTIVE, ...), as shown in sysfs
+port_state_is() {
+	local st
+	st=$(cat "/sys/class/infiniband/$1/ports/${3:-1}/state" 2>/dev/null) || return 1
+	[[ $st == *": $2" ]]
+}
+
+# udp_port_bound [NETNS] [PORT]: print "yes" if a UDP socket (kernel sockets
+# included) is bound to PORT (default 4791, RoCEv2) in NETNS (default: the
+# initial namespace), else "no"
+udp_port_bound() {
+	local ns=${1:-} port=${2:-4791} hex tables
+	printf -v hex ':%04X' "$port"
+	if [[ -n $ns ]]; then
+		tables=$("$IP" netns exec "$ns" cat /proc/net/udp /proc/net/udp6 2>/dev/null) || true
+	else
+		tables=$(cat /proc/1/net/udp /proc/1/net/udp6 2>/dev/null) || true
+	fi
+	awk -v p="$hex" '$1 ~ /^[0-9]+:$/ && substr($2, length($2) - 4) == p { f = 1 }
+		END { print (f ? "yes" : "no") }' <<<"$tables"
+}
+
+# ------------------------------------------------------------------ topology
+_TOPO_NETNS=()
+_TOPO_LINKS=()
+
+in_a() { "$IP" netns exec ha "$@"; }
+in_b() { "$IP" netns exec hb "$@"; }
+
+_lib_ns_nodad() {  # no DAD in netns $1 (set before its links come up)
+	"$IP" netns exec "$1" sysctl -q -w net.ipv6.conf.all.accept_dad=0 \
+		net.ipv6.conf.default.accept_dad=0 >/dev/null
+}
+
+_lib_link_ready() {  # NETNS DEV: carrier up and no tentative IPv6 address
+	local l
+	l=$("$IP" -n "$1" -o link show dev "$2") || return 1
+	[[ $l == *LOWER_UP* ]] || return 1
+	[[ -z $("$IP" -n "$1" -6 -o addr show dev "$2" tentative) ]]
+}
+
+# two_hosts: netns ha (va: 192.0.2.1/24, 2001:db8::1/64) and hb (vb: .2, ::2)
+# joined by a veth pair
+two_hosts() {
+	local ns
+	for ns in ha hb; do
+		_TOPO_NETNS+=("$ns")
+		"$IP" netns add "$ns"
+		"$IP" -n "$ns" link set lo up
+		_lib_ns_nodad "$ns"
+	done
+	"$IP" link add va netns ha type veth peer name vb netns hb
+	"$IP" -n ha addr add 192.0.2.1/24 dev va
+	"$IP" -n ha addr add 2001:db8::1/64 dev va nodad
+	"$IP" -n hb addr add 192.0.2.2/24 dev vb
+	"$IP" -n hb addr add 2001:db8::2/64 dev vb nodad
+	"$IP" -n ha link set va up
+	"$IP" -n hb link set vb up
+	wait_for 10 "va up in ha" _lib_link_ready ha va
+	wait_for 10 "vb up in hb" _lib_link_ready hb vb
+}
+
+# veth_pair A B: a veth pair in the initial netns, both up, no addresses
+veth_pair() {
+	_TOPO_LINKS+=("$1")
+	"$IP" link add "$1" type veth peer name "$2"
+	"$IP" link set "$1" up
+	"$IP" link set "$2" up
+}
+
+# topo_cleanup: delete what two_hosts/veth_pair made (missing ones are fine);
+# fails if a deletion blocks for 20 s (netdev reference leak)
+topo_cleanup() {
+	local x r rc=0
+	for x in "${_TOPO_NETNS[@]}"; do
+		if [[ -e /run/netns/$x ]]; then
+			_lib_bounded 20 "$IP" netns delete "$x" || rc=1
+		fi
+	done
+	for x in "${_TOPO_LINKS[@]}"; do
+		if [[ -e /sys/class/net/$x ]]; then
+			r=0
+			_lib_bounded 20 "$IP" link delete "$x" || r=$?
+			if ((r == 124)) || { ((r != 0)) && [[ -e /sys/class/net/$x ]]; }; then
+				rc=1
+			fi
+		fi
+	done
+	_TOPO_NETNS=()
+	_TOPO_LINKS=()
+	return "$rc"
+}
+
+# ------------------------------------------------------------------ exit
+_lib_exit() {
+	local rc=$? i name
+	trap - ERR
+	set +eu
+	if ((rc == 4)) && [[ -z ${_LIB_SKIPPING:-} ]]; then
+		echo "FAIL: exit status 4 not from skip(); counted as a failure" >&2
+		rc=1
+	fi
+	for name in "${!_BG_PID[@]}"; do
+		bg_kill "$name"
+	done
+	for ((i = ${#_AT_EXIT[@]} - 1; i >= 0; i--)); do
+		eval "${_AT_EXIT[i]}" || echo "cleanup: '${_AT_EXIT[i]}' failed" >&2
+	done
+	local bad=""
+	if sroce_loaded; then
+		_lib_del_links || bad="deleting the rdma links failed"
+	fi
+	topo_cleanup || bad="${bad:+$bad; }deleting the netns/veths failed"
+	if ((!_SROCE_WAS_LOADED)) && sroce_loaded; then
+		sroce_unload || bad="${bad:+$bad; }could not unload sroce"
+	fi
+	if [[ -n $bad ]]; then
+		echo "FAIL: cleanup: $bad" >&2
+		((rc == 0 || rc == 4)) && rc=1
+	fi
+	exit "$rc"
+}
+trap _lib_exit EXIT

@@ -1,0 +1,291 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the initramfs used by selftests/vm.sh: a busybox + Debian user space
+# with rdma-core (rxe provider only), perftest, the kernel's RDMA/net modules
+# and our own module(s), plus the selftests and selftests/init as /init.
+#
+# Usage: mkinitramfs.sh --kver KVER [--modroot DIR] --ko PATH/sroce.ko [--ko more.ko]
+#                       [--tests DIR] --out FILE.cpio.gz [--extra-bin PATH]...
+set -euo pipefail
+trap 'echo "mkinitramfs: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
+
+SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+usage() {
+	sed -n '3,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2
+	exit "${1:-2}"
+}
+
+die() { echo "mkinitramfs: $*" >&2; exit 1; }
+
+KVER=""
+MODROOT="/"
+TESTS="$SELF_DIR/tests"
+OUT=""
+KOS=()
+EXTRA_BINS=()
+
+while (($#)); do
+	case $1 in
+	--kver) KVER=${2:?}; shift 2 ;;
+	--modroot) MODROOT=${2:?}; shift 2 ;;
+	--ko) KOS+=("${2:?}"); shift 2 ;;
+	--tests) TESTS=${2:?}; shift 2 ;;
+	--out) OUT=${2:?}; shift 2 ;;
+	--extra-bin) EXTRA_BINS+=("${2:?}"); shift 2 ;;
+	-h|--help) usage 0 ;;
+	*) echo "mkinitramfs: unknown argument: $1" >&2; usage ;;
+	esac
+done
+
+[[ -n $KVER ]] || die "--kver is required"
+[[ -n $OUT ]] || die "--out is required"
+[[ -d $TESTS ]] || die "tests directory not found: $TESTS"
+[[ -f $SELF_DIR/init ]] || die "missing $SELF_DIR/init"
+[[ -f $SELF_DIR/lib.sh ]] || die "missing $SELF_DIR/lib.sh"
+for ko in "${KOS[@]}"; do
+	[[ -f $ko ]] || die "module not found: $ko"
+done
+for b in "${EXTRA_BINS[@]}"; do
+	[[ -f $b && -x $b ]] || die "extra binary not found or not executable: $b"
+done
+
+if [[ -d $MODROOT/lib/modules/$KVER ]]; then
+	MODDIR=$(cd "$MODROOT/lib/modules/$KVER" && pwd -P)
+elif [[ -d $MODROOT/usr/lib/modules/$KVER ]]; then
+	MODDIR=$(cd "$MODROOT/usr/lib/modules/$KVER" && pwd -P)
+else
+	die "no lib/modules/$KVER or usr/lib/modules/$KVER under $MODROOT"
+fi
+
+START=$(date +%s%N)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sroce-initramfs.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+ST=$TMP/root
+
+# --- skeleton (merged /usr, like Debian) ------------------------------------
+mkdir -p "$ST"/{usr/bin,usr/sbin,usr/lib,usr/lib64,usr/local/bin} \
+	"$ST"/{dev,proc,sys,tmp,run,etc,root,var,mnt,tests}
+ln -s usr/bin "$ST/bin"
+ln -s usr/sbin "$ST/sbin"
+ln -s usr/lib "$ST/lib"
+ln -s usr/lib64 "$ST/lib64"
+ln -s ../run "$ST/var/run"
+mkdir -p "$ST/run/netns"
+chmod 1777 "$ST/tmp"
+# /dev/console lets the kernel hand PID 1 its stdio; init re-opens it after
+# mounting devtmpfs anyway, so a non-root build without mknod still works.
+mknod -m 600 "$ST/dev/console" c 5 1 2>/dev/null || true
+mknod -m 666 "$ST/dev/null" c 1 3 2>/dev/null || true
+
+cat >"$ST/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/bash
+nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+EOF
+cat >"$ST/etc/group" <<'EOF'
+root:x:0:
+nogroup:x:65534:
+EOF
+cat >"$ST/etc/hosts" <<'EOF'
+127.0.0.1	localhost vm
+::1		localhost ip6-localhost ip6-loopback
+EOF
+echo vm >"$ST/etc/hostname"
+: >"$ST/etc/fstab"
+
+# --- copying files with their shared libraries -------------------------------
+declare -A COPIED=()
+
+# copy_file PATH [DEST]: put the real file at its resolved path and make PATH
+# (or DEST) resolve to it inside the image.
+copy_file() {
+	local src=$1 dst=${2:-$1} real
+	[[ -n ${COPIED[$dst]:-} ]] && return 0
+	COPIED[$dst]=1
+	real=$(readlink -f "$src")
+	[[ -f $real ]] || die "cannot resolve $src"
+	if [[ ! -e $ST$real ]]; then
+		mkdir -p "$ST$(dirname "$real")"
+		cp -p "$real" "$ST$real"
+	fi
+	if [[ ! -e $ST$dst && ! -L $ST$dst ]]; then
+		mkdir -p "$ST$(dirname "$dst")"
+		ln -s "$real" "$ST$dst"
+	fi
+}
+
+declare -A LDD_DONE=()
+copy_libs() {
+	local f=$1 line lib
+	[[ -n ${LDD_DONE[$f]:-} ]] && return 0
+	LDD_DONE[$f]=1
+	# static binaries make ldd exit 1 ("not a dynamic executable")
+	while read -r line; do
+		case $line in
+		*"=> not found"*) die "$f: missing library: $line" ;;
+		*"=> /"*) lib=${line#*=> }; lib=${lib%% (*} ;;
+		/*) lib=${line%% (*} ;;
+		*) continue ;;
+		esac
+		copy_file "$lib"
+	done < <(ldd "$f" 2>/dev/null || true)
+}
+
+# copy_bin SRC [DEST]
+copy_bin() {
+	local src=$1 dst=${2:-$1}
+	copy_file "$src" "$dst"
+	copy_libs "$src"
+}
+
+SHIPPED=()  # basenames of real binaries (no busybox applet link for these)
+
+ship() {  # ship SRC [DEST]
+	local dst=${2:-$1}
+	copy_bin "$1" "$dst"
+	SHIPPED+=("$(basename "$dst")")
+}
+
+# bash is /bin/bash and /bin/sh
+ship /bin/bash /usr/bin/bash
+ln -s bash "$ST/usr/bin/sh"
+SHIPPED+=(sh)
+
+# busybox (static)
+BUSYBOX=$(command -v busybox) || die "busybox not found (apt-get install busybox-static)"
+copy_file "$BUSYBOX" /usr/bin/busybox
+
+# kmod and its personalities
+KMOD=$(command -v kmod) || die "kmod not found"
+copy_bin "$KMOD" /usr/bin/kmod
+for n in modprobe insmod rmmod lsmod depmod modinfo; do
+	ln -s ../bin/kmod "$ST/usr/sbin/$n"
+	SHIPPED+=("$n")
+done
+SHIPPED+=(kmod)
+
+# iproute2 (full-featured ip with netns, unlike busybox's) and a few tools whose
+# busybox applets would exec busybox applets instead of the real binaries.
+for n in ip rdma bridge tc ss timeout env nohup nice setsid nsenter unshare \
+	taskset xargs strace; do
+	p=$(command -v "$n" 2>/dev/null) || { echo "mkinitramfs: note: $n not on host, skipped" >&2; continue; }
+	[[ $p == /* ]] || continue
+	# busybox itself may be first in PATH for some names on odd hosts
+	[[ $(readlink -f "$p") == "$(readlink -f "$BUSYBOX")" ]] && continue
+	case $p in /bin/*|/sbin/*) p=/usr$p ;; esac
+	ship "$p"
+done
+
+# rdma-core test programs
+for pkg in ibverbs-utils rdmacm-utils perftest; do
+	dpkg -s "$pkg" >/dev/null 2>&1 || die "package $pkg is not installed"
+	while read -r p; do
+		[[ -f $p && -x $p ]] || continue
+		if [[ $(head -c 4 "$p") == $'\x7fELF' ]]; then
+			ship "$p"
+		else
+			# scripts (run_perftest_*): copy as is
+			copy_file "$p"
+			SHIPPED+=("$(basename "$p")")
+		fi
+	done < <(dpkg -L "$pkg" | grep -E '/s?bin/')
+done
+
+# rxe provider for libibverbs (the only one we need)
+copy_file /etc/libibverbs.d/rxe.driver
+shopt -s nullglob
+providers=(/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so)
+shopt -u nullglob
+((${#providers[@]})) || die "rxe provider not found (ibverbs-providers)"
+for p in "${providers[@]}"; do
+	copy_bin "$p"
+done
+
+# libgcc_s: dlopen()ed by glibc for pthread_exit/cancellation (rping)
+libgcc=$(ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ && !f { print $NF; f = 1 }')
+[[ -n $libgcc ]] || libgcc=/lib/x86_64-linux-gnu/libgcc_s.so.1
+[[ -f $libgcc ]] || die "libgcc_s.so.1 not found"
+copy_file "$libgcc"
+
+# our own test programs
+for b in "${EXTRA_BINS[@]}"; do
+	cp -L "$b" "$ST/usr/local/bin/$(basename "$b")"
+	chmod 755 "$ST/usr/local/bin/$(basename "$b")"
+	copy_libs "$b"
+	SHIPPED+=("$(basename "$b")")
+done
+
+# busybox applets, except names we ship as real binaries
+declare -A SKIP_APPLET=()
+for n in "${SHIPPED[@]}"; do SKIP_APPLET[$n]=1; done
+SKIP_APPLET[busybox]=1
+SKIP_APPLET[linuxrc]=1
+SKIP_APPLET[init]=1
+while read -r a; do
+	[[ -n $a && -z ${SKIP_APPLET[$a]:-} ]] || continue
+	[[ -e $ST/usr/bin/$a || -L $ST/usr/bin/$a || -e $ST/usr/sbin/$a ]] && continue
+	ln -s busybox "$ST/usr/bin/$a"
+done < <("$BUSYBOX" --list)
+
+# --- kernel modules -------------------------------------------------------------
+MODS=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm veth dummy udp_tunnel
+	ip6_udp_tunnel rdma_rxe nvme-rdma nvmet-rdma nvme-fabrics nvmet nvme-core
+	null_blk bridge 8021q virtio_net virtio_pci ib_uverbs_support crc32_generic)
+
+# modprobe -d wants DIR/lib/modules/KVER; build that view for either layout
+MODBASE=$TMP/modbase
+mkdir -p "$MODBASE/lib/modules"
+ln -s "$MODDIR" "$MODBASE/lib/modules/$KVER"
+IMGMOD=$ST/usr/lib/modules/$KVER
+mkdir -p "$IMGMOD/extra"
+
+declare -A MOD_DONE=()
+nmods=0
+for m in "${MODS[@]}"; do
+	deps=$(modprobe -C /dev/null -d "$MODBASE" -S "$KVER" --show-depends "$m" 2>/dev/null) || continue
+	while read -r kind path _; do
+		[[ $kind == insmod ]] || continue      # "builtin NAME" needs nothing
+		rel=${path#*/lib/modules/"$KVER"/}
+		[[ -z ${MOD_DONE[$rel]:-} ]] || continue
+		MOD_DONE[$rel]=1
+		src=$MODDIR/$rel
+		[[ -f $src ]] || die "module file missing: $src"
+		mkdir -p "$IMGMOD/$(dirname "$rel")"
+		case $rel in
+		*.ko.xz) xz -dc "$src" >"$IMGMOD/${rel%.xz}" ;;
+		*.ko.zst) zstd -qdc "$src" >"$IMGMOD/${rel%.zst}" ;;
+		*.ko.gz) gzip -dc "$src" >"$IMGMOD/${rel%.gz}" ;;
+		*) cp "$src" "$IMGMOD/$rel" ;;
+		esac
+		nmods=$((nmods + 1))
+	done <<<"$deps"
+done
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	[[ -f $MODDIR/$f ]] && cp "$MODDIR/$f" "$IMGMOD/$f"
+done
+if [[ -f $IMGMOD/modules.order ]]; then
+	# the order file names .ko.xz etc.; we decompressed them
+	sed -i -E 's/\.ko\.(xz|zst|gz)$/.ko/' "$IMGMOD/modules.order"
+fi
+for ko in "${KOS[@]}"; do
+	cp "$ko" "$IMGMOD/extra/$(basename "$ko")"
+done
+depmod -b "$ST" "$KVER"
+
+# --- tests and init --------------------------------------------------------------
+cp -r "$TESTS/." "$ST/tests/"
+cp "$SELF_DIR/lib.sh" "$ST/tests/lib.sh"
+install -m 755 "$SELF_DIR/init" "$ST/init"
+
+# --- archive ----------------------------------------------------------------------
+mkdir -p "$(dirname "$OUT")"
+(cd "$ST" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) |
+	gzip -4 >"$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+
+END=$(date +%s%N)
+ms=$(((END - START) / 1000000))
+printf 'mkinitramfs: %s: %s (%s uncompressed; %d kernel modules + %d --ko) in %d.%03ds\n' \
+	"$OUT" "$(du -h "$OUT" | cut -f1)" "$(du -sh "$ST" | cut -f1)" "$nmods" "${#KOS[@]}" \
+	$((ms / 1000)) $((ms % 1000))
