@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Port hardware counters. The data path bumps atomic64 counters in the
+ * device; the RDMA core reads them through ->get_hw_stats.
+ */
+#include "sroce.h"
+
+static const struct rdma_stat_desc sroce_counter_descs[] = {
+	[SROCE_CNT_SENT_PKTS].name		= "sent_pkts",
+	[SROCE_CNT_RCVD_PKTS].name		= "rcvd_pkts",
+	[SROCE_CNT_DUP_REQ].name		= "duplicate_request",
+	[SROCE_CNT_OUT_OF_SEQ_REQ].name		= "out_of_seq_request",
+	[SROCE_CNT_RCV_RNR].name		= "rcvd_rnr_err",
+	[SROCE_CNT_SND_RNR].name		= "send_rnr_err",
+	[SROCE_CNT_RCV_SEQ_ERR].name		= "rcvd_seq_err",
+	[SROCE_CNT_ACK_DEFERRED].name		= "ack_deferred",
+	[SROCE_CNT_RETRY_EXCEEDED].name		= "retry_exceeded_err",
+	[SROCE_CNT_RNR_RETRY_EXCEEDED].name	= "retry_rnr_exceeded_err",
+	[SROCE_CNT_COMP_RETRY].name		= "completer_retry_err",
+	[SROCE_CNT_SEND_ERR].name		= "send_err",
+	[SROCE_CNT_LINK_DOWNED].name		= "link_downed",
+	[SROCE_CNT_RDMA_SENDS].name		= "rdma_sends",
+	[SROCE_CNT_RDMA_RECVS].name		= "rdma_recvs",
+	[SROCE_CNT_SENT_BYTES].name		= "sent_bytes",
+	[SROCE_CNT_RCVD_BYTES].name		= "rcvd_bytes",
+	[SROCE_CNT_RETRANSMITS].name		= "retransmits",
+	[SROCE_CNT_RCVD_DROPPED].name		= "rcvd_dropped",
+	[SROCE_CNT_RCVD_ICRC_ERR].name		= "rcvd_icrc_err",
+};
+
+static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);
+
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_descs,
+					  ARRAY_SIZE(sroce_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int i;
+
+	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&sdev->stats[i]);
+
+	return SROCE_NUM_COUNTERS;
+}

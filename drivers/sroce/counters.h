@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef SROCE_COUNTERS_H
+#define SROCE_COUNTERS_H
+
+/*
+ * Port counters, shown by "rdma statistic" and in
+ * /sys/class/infiniband/DEV/ports/1/hw_counters. The names of the first
+ * fifteen match rdma_rxe's so existing monitoring keeps working.
+ */
+enum sroce_counter {
+	SROCE_CNT_SENT_PKTS,
+	SROCE_CNT_RCVD_PKTS,
+	SROCE_CNT_DUP_REQ,
+	SROCE_CNT_OUT_OF_SEQ_REQ,
+	SROCE_CNT_RCV_RNR,
+	SROCE_CNT_SND_RNR,
+	SROCE_CNT_RCV_SEQ_ERR,
+	SROCE_CNT_ACK_DEFERRED,
+	SROCE_CNT_RETRY_EXCEEDED,
+	SROCE_CNT_RNR_RETRY_EXCEEDED,
+	SROCE_CNT_COMP_RETRY,
+	SROCE_CNT_SEND_ERR,
+	SROCE_CNT_LINK_DOWNED,
+	SROCE_CNT_RDMA_SENDS,
+	SROCE_CNT_RDMA_RECVS,
+	SROCE_CNT_SENT_BYTES,
+	SROCE_CNT_RCVD_BYTES,
+	SROCE_CNT_RETRANSMITS,
+	SROCE_CNT_RCVD_DROPPED,
+	SROCE_CNT_RCVD_ICRC_ERR,
+	SROCE_NUM_COUNTERS
+};
+
+#endif /* SROCE_COUNTERS_H */

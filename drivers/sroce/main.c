@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Module entry points, the "sroce" rdma link type, and the netdev notifier
+ * that ties each device's life and port state to its netdev.
+ *
+ * sroce keeps its own netdev -> device table. It never looks devices up by
+ * driver id: it shares RDMA_DRIVER_RXE with rdma_rxe (so that rdma-core's rxe
+ * provider binds), and a lookup by that id could return rxe's devices.
+ */
+#include <linux/module.h>
+#include <linux/hashtable.h>
+#include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include "sroce.h"
+
+/*
+ * The table maps a netdev to its sroce device. Readers (packet receive,
+ * the notifier) use RCU; writers hold sroce_table_lock. sroce_link_mutex
+ * serialises newlink so "one device per netdev" is checked race-free.
+ */
+static DEFINE_HASHTABLE(sroce_table, 6);
+static DEFINE_SPINLOCK(sroce_table_lock);
+static DEFINE_MUTEX(sroce_link_mutex);
+
+static struct sroce_dev *sroce_table_find(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+
+	hash_for_each_possible_rcu(sroce_table, sdev, table_node,
+				   (unsigned long)ndev)
+		if (sdev->ndev == ndev)
+			return sdev;
+	return NULL;
+}
+
+/*
+ * Find the device on @ndev and take a reference on it, or return NULL.
+ * The reference is refused once unregistration has started. Release it
+ * with ib_device_put().
+ */
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+
+	rcu_read_lock();
+	sdev = sroce_table_find(ndev);
+	if (sdev && (!READ_ONCE(sdev->registered) ||
+		     !ib_device_try_get(&sdev->ibdev)))
+		sdev = NULL;
+	rcu_read_unlock();
+	return sdev;
+}
+
+void sroce_table_del(struct sroce_dev *sdev)
+{
+	spin_lock(&sroce_table_lock);
+	hash_del_rcu(&sdev->table_node);
+	spin_unlock(&sroce_table_lock);
+	/* RCU readers may still be looking at the entry. */
+	synchronize_rcu();
+}
+
+static int sroce_newlink(const char *name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	bool gone;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
+		pr_info("sroce: %s is not an Ethernet device\n", ndev->name);
+		return -EOPNOTSUPP;
+	}
+
+	mutex_lock(&sroce_link_mutex);
+	rcu_read_lock();
+	sdev = sroce_table_find(ndev);
+	rcu_read_unlock();
+	if (sdev) {
+		pr_info("sroce: %s already carries device %s\n", ndev->name,
+			dev_name(&sdev->ibdev.dev));
+		err = -EEXIST;
+		goto out_unlock;
+	}
+
+	sdev = sroce_dev_alloc(ndev);
+	if (!sdev) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+
+	err = sroce_net_get(sdev);
+	if (err)
+		goto out_dealloc;
+
+	/*
+	 * Enter the table under RTNL, so that the netdev cannot start going
+	 * away in between: from here on the notifier sees the device. Until
+	 * it is registered the notifier only flags it (ndev_gone).
+	 */
+	rtnl_lock();
+	if (ndev->reg_state != NETREG_REGISTERED) {
+		rtnl_unlock();
+		err = -ENODEV;
+		goto out_dealloc;
+	}
+	spin_lock(&sroce_table_lock);
+	hash_add_rcu(sroce_table, &sdev->table_node, (unsigned long)ndev);
+	spin_unlock(&sroce_table_lock);
+	rtnl_unlock();
+
+	err = sroce_dev_register(sdev, name);
+
+	spin_lock(&sroce_table_lock);
+	gone = sdev->ndev_gone;
+	if (!err)
+		WRITE_ONCE(sdev->registered, true);
+	spin_unlock(&sroce_table_lock);
+
+	if (err)
+		goto out_dealloc;
+	/* The netdev started unregistering while we registered: follow it. */
+	if (gone)
+		ib_unregister_device(&sdev->ibdev);
+
+	mutex_unlock(&sroce_link_mutex);
+	return 0;
+
+out_dealloc:
+	/* ->dealloc_driver releases the table entry, sockets and netdev. */
+	ib_dealloc_device(&sdev->ibdev);
+out_unlock:
+	mutex_unlock(&sroce_link_mutex);
+	return err;
+}
+
+static struct rdma_link_ops sroce_link_ops = {
+	.type = "sroce",
+	.newlink = sroce_newlink,
+};
+
+static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct sroce_dev *sdev;
+
+	ASSERT_RTNL();
+	rcu_read_lock();
+	sdev = sroce_table_find(ndev);
+	if (!sdev)
+		goto out;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		spin_lock(&sroce_table_lock);
+		if (sdev->registered)
+			ib_unregister_device_queued(&sdev->ibdev);
+		else
+			sdev->ndev_gone = true;
+		spin_unlock(&sroce_table_lock);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		sroce_port_update(sdev, READ_ONCE(sdev->registered));
+		break;
+	default:
+		break;
+	}
+out:
+	rcu_read_unlock();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sroce_netdev_notifier = {
+	.notifier_call = sroce_netdev_event,
+};
+
+static int __init sroce_init(void)
+{
+	int err;
+
+	err = sroce_net_init();
+	if (err)
+		return err;
+
+	err = register_netdevice_notifier(&sroce_netdev_notifier);
+	if (err)
+		goto err_net;
+
+	rdma_link_register(&sroce_link_ops);
+	pr_info("sroce: loaded\n");
+	return 0;
+
+err_net:
+	sroce_net_exit();
+	return err;
+}
+
+/*
+ * Unregister every sroce device, synchronously. ib_unregister_driver() is not
+ * usable: it selects devices by driver id, which would take rdma_rxe's too.
+ */
+static void sroce_unregister_all(void)
+{
+	struct ib_device *ibdev;
+	struct sroce_dev *sdev;
+	int bkt;
+
+	for (;;) {
+		ibdev = NULL;
+		rcu_read_lock();
+		hash_for_each_rcu(sroce_table, bkt, sdev, table_node) {
+			ibdev = &sdev->ibdev;
+			get_device(&ibdev->dev);
+			break;
+		}
+		rcu_read_unlock();
+		if (!ibdev)
+			return;
+		/*
+		 * Waits for a concurrent unregistration (from the notifier)
+		 * too; either way ->dealloc_driver removes the entry.
+		 */
+		ib_unregister_device(ibdev);
+		put_device(&ibdev->dev);
+	}
+}
+
+static void __exit sroce_exit(void)
+{
+	/* Waits for newlink calls in flight; no new device after this. */
+	rdma_link_unregister(&sroce_link_ops);
+	sroce_unregister_all();
+	unregister_netdevice_notifier(&sroce_netdev_notifier);
+	sroce_net_exit();
+	pr_info("sroce: unloaded\n");
+}
+
+module_init(sroce_init);
+module_exit(sroce_exit);
+
+MODULE_AUTHOR("The sroce developers");
+MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("sroce");

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Memory: regions (DMA, user, fast registration) and windows, and their
+ * keys.
+ *
+ * Lookups (sroce_mr_get) run in process context and take a reference under
+ * the xarray lock; dereg/dealloc erase the key first, so no new reference
+ * can be taken, then wait for the ones in flight to be dropped.
+ */
+#include <linux/random.h>
+#include <rdma/ib_umem.h>
+
+#include "sroce.h"
+
+#define SROCE_MR_ACCESS		(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_MW_BIND | \
+				 IB_ACCESS_HUGETLB)
+
+static u32 sroce_make_key(u32 index)
+{
+	return index << 8 | (get_random_u32() & 0xff);
+}
+
+static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	u32 index;
+	int err;
+
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->released);
+	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
+			      XA_LIMIT(1, sdev->attr.max_mr), &sdev->mr_next,
+			      GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	mr->ibmr.lkey = sroce_make_key(index);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return 0;
+}
+
+static void sroce_mr_remove(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	xa_erase(&sdev->mr_xa, mr->ibmr.lkey >> 8);
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->released);
+}
+
+/*
+ * Find the valid MR named by @key, in @pd, allowing @access, and take a
+ * reference (drop it with sroce_mr_put). NULL if any of it does not hold.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
+			      struct ib_pd *pd, int access)
+{
+	struct sroce_mr *mr;
+
+	xa_lock(&sdev->mr_xa);
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (!mr || mr->ibmr.lkey != key || mr->ibmr.pd != pd ||
+	    mr->state != SROCE_MR_VALID || (mr->access & access) != access ||
+	    !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	xa_unlock(&sdev->mr_xa);
+	return mr;
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->released);
+}
+
+static int sroce_check_access(int access)
+{
+	/* Optional bits (relaxed ordering, ...) may be ignored, by definition. */
+	if (access & ~(SROCE_MR_ACCESS | IB_ACCESS_OPTIONAL))
+		return -EOPNOTSUPP;
+	/* Remote writes and atomics change memory: local write is implied. */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->type = SROCE_MR_DMA;
+	mr->access = access;
+	mr->state = SROCE_MR_VALID;
+	mr->length = U64_MAX;
+	mr->ibmr.pd = ibpd;
+	err = sroce_mr_add(sdev, mr);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sg_page_iter sg_iter;
+	struct sroce_mr *mr;
+	struct ib_umem *umem;
+	u32 i = 0;
+	int err;
+
+	err = sroce_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > sdev->attr.max_mr_size ||
+	    start + length < start || iova + length < iova)
+		return ERR_PTR(-EINVAL);
+	if (!sroce_udata_in_empty(udata))
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto err_free;
+	}
+	mr->umem = umem;
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	for_each_sgtable_page(&umem->sgt_append.sgt, &sg_iter, 0) {
+		if (WARN_ON_ONCE(i >= mr->npages))
+			break;
+		mr->pages[i++] = sg_page_iter_page(&sg_iter);
+	}
+	mr->page_shift = PAGE_SHIFT;
+
+	mr->type = SROCE_MR_USER;
+	mr->access = access;
+	mr->state = SROCE_MR_VALID;
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	err = sroce_mr_add(sdev, mr);
+	if (err)
+		goto err_pages;
+	return &mr->ibmr;
+
+err_pages:
+	kvfree(mr->pages);
+err_umem:
+	ib_umem_release(umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > sdev->attr.max_fast_reg_page_list_len)
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->page_list = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	if (!mr->page_list) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	mr->type = SROCE_MR_FAST;
+	mr->max_pages = max_num_sg;
+	mr->state = SROCE_MR_INVALID;	/* until a REG_MR work request */
+	mr->ibmr.pd = ibpd;
+	err = sroce_mr_add(sdev, mr);
+	if (err)
+		goto err_list;
+	return &mr->ibmr;
+
+err_list:
+	kfree(mr->page_list);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int sroce_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->npages >= mr->max_pages)
+		return -ENOMEM;
+	mr->page_list[mr->npages++] = addr;
+	return 0;
+}
+
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->type != SROCE_MR_FAST)
+		return -EINVAL;
+	mr->npages = 0;
+	mr->page_shift = ilog2(ibmr->page_size);
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_set_page);
+}
+
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	sroce_mr_remove(to_sdev(ibmr->device), mr);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr->page_list);
+	kfree(mr);
+	return 0;
+}
+
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibmw->device);
+	struct sroce_mw *mw = to_smw(ibmw);
+	u32 index;
+	int err;
+
+	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
+		return -EINVAL;
+	if (!sroce_udata_in_empty(udata))
+		return -EINVAL;
+
+	refcount_set(&mw->ref, 1);
+	init_completion(&mw->released);
+	mw->state = SROCE_MR_INVALID;	/* unbound */
+	err = xa_alloc_cyclic(&sdev->mw_xa, &index, mw,
+			      XA_LIMIT(SROCE_MW_INDEX_BASE + 1,
+				       SROCE_MW_INDEX_BASE + sdev->attr.max_mw),
+			      &sdev->mw_next, GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	ibmw->rkey = sroce_make_key(index);
+	return 0;
+}
+
+int sroce_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct sroce_mw *mw = to_smw(ibmw);
+
+	xa_erase(&to_sdev(ibmw->device)->mw_xa, ibmw->rkey >> 8);
+	if (!refcount_dec_and_test(&mw->ref))
+		wait_for_completion(&mw->released);
+	return 0;
+}

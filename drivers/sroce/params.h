@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef SROCE_PARAMS_H
+#define SROCE_PARAMS_H
+
+/*
+ * Limits advertised by query_device/query_port. They are at least rdma_rxe's,
+ * so anything written for rxe fits, and every create verb enforces them.
+ */
+#define SROCE_VENDOR_ID			0xFFFFFF	/* same as rxe: no OUI */
+#define SROCE_FW_VER			((u64)1 << 32)	/* 1.0.0 */
+#define SROCE_PAGE_SIZE_CAP		0xfffff000
+#define SROCE_MAX_MR_SIZE		(~0ULL)
+
+#define SROCE_MAX_QP			0xfffef
+#define SROCE_MAX_QP_WR			0x100000
+#define SROCE_MAX_SGE			32
+#define SROCE_MAX_SGE_RD		32
+#define SROCE_MAX_INLINE		512
+#define SROCE_MAX_CQ			0xfffff
+#define SROCE_MAX_CQE			0x7fff
+#define SROCE_MAX_MR			0x80000
+#define SROCE_MAX_MW			0x80000
+#define SROCE_MAX_PD			0xfffff
+#define SROCE_MAX_QP_RD_ATOM		128
+#define SROCE_MAX_RES_RD_ATOM		0x3f000
+#define SROCE_MAX_AH			0x7fff
+#define SROCE_MAX_SRQ			0xfffff
+#define SROCE_MAX_SRQ_WR		0x100000
+#define SROCE_MAX_SRQ_SGE		27
+#define SROCE_MAX_FMR_PAGE_LIST_LEN	512
+#define SROCE_MAX_MCAST_GRP		8192
+#define SROCE_MAX_MCAST_QP_ATTACH	56
+#define SROCE_MAX_TOT_MCAST_QP_ATTACH	0x70000
+#define SROCE_LOCAL_CA_ACK_DELAY	15
+
+/* Port */
+#define SROCE_PORT			1
+#define SROCE_GID_TABLE_LEN		1024
+#define SROCE_PKEY_TABLE_LEN		1
+#define SROCE_DEFAULT_PKEY		0xffff
+#define SROCE_MAX_MSG_SZ		0x80000000U	/* 2 GiB */
+#define SROCE_PORT_MAX_MTU		IB_MTU_4096
+
+#endif /* SROCE_PARAMS_H */

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs: creation with the rings user space maps, the IBA state
+ * machine with attribute validation, query and destroy.
+ */
+#include <rdma/ib_cache.h>
+
+#include "sroce.h"
+
+#define SROCE_QPN_MIN		16	/* QPN 1 is the GSI QP; 0 and 2..15 unused */
+#define SROCE_PSN_MASK		0xffffff
+#define SROCE_QPN_MASK		0xffffff
+
+#define SROCE_QP_ACCESS_FLAGS	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_MW_BIND)
+
+static int sroce_qp_check_init(struct sroce_dev *sdev,
+			       struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
+	    init->sq_sig_type != IB_SIGNAL_REQ_WR)
+		return -EINVAL;
+	if (cap->max_send_wr > sdev->attr.max_qp_wr ||
+	    cap->max_send_sge > sdev->attr.max_send_sge ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	if (!init->srq && (cap->max_recv_wr > sdev->attr.max_qp_wr ||
+			   cap->max_recv_sge > sdev->attr.max_recv_sge))
+		return -EINVAL;
+	return 0;
+}
+
+static int sroce_qp_init_queues(struct sroce_qp *qp,
+				struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 w;
+	int err;
+
+	/*
+	 * A send slot holds the WQE header and either the SGEs or the inline
+	 * data. Report back what the slot can really hold: the rxe provider
+	 * uses the returned max_send_sge and max_inline_data as its limits.
+	 */
+	w = max_t(u32, cap->max_send_sge * sizeof(struct sroce_sge),
+		  cap->max_inline_data);
+	w = max_t(u32, w, sizeof(struct sroce_sge));
+	qp->sq_max_sge = min_t(u32, w / sizeof(struct sroce_sge), SROCE_MAX_SGE);
+	qp->sq_max_inline = min_t(u32, w, SROCE_MAX_INLINE);
+	err = sroce_queue_init(&qp->sq, SROCE_Q_FROM_USER, cap->max_send_wr,
+			       sizeof(struct sroce_send_wqe) + w);
+	if (err)
+		return err;
+	cap->max_send_wr = sroce_queue_size(&qp->sq);
+	cap->max_send_sge = qp->sq_max_sge;
+	cap->max_inline_data = qp->sq_max_inline;
+
+	if (init->srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+		return 0;
+	}
+
+	qp->rq_max_sge = max_t(u32, cap->max_recv_sge, 1);
+	err = sroce_queue_init(&qp->rq, SROCE_Q_FROM_USER, cap->max_recv_wr,
+			       sizeof(struct sroce_recv_wqe) +
+			       qp->rq_max_sge * sizeof(struct sroce_sge));
+	if (err) {
+		sroce_queue_cleanup(&qp->sq);
+		return err;
+	}
+	cap->max_recv_wr = sroce_queue_size(&qp->rq);
+	cap->max_recv_sge = qp->rq_max_sge;
+	return 0;
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_create_qp_resp resp = {};
+	struct ib_ucontext *uctx;
+	u32 qpn;
+	int err;
+
+	err = sroce_qp_check_init(sdev, init);
+	if (err)
+		return err;
+	if (udata && (udata->outlen < sizeof(resp) ||
+		      !sroce_udata_in_empty(udata)))
+		return -EINVAL;
+
+	qp->is_user = !!udata;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	mutex_init(&qp->state_mutex);
+	qp->state = IB_QPS_RESET;
+
+	err = sroce_qp_init_queues(qp, init);
+	if (err)
+		return err;
+
+	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
+			      XA_LIMIT(SROCE_QPN_MIN,
+				       SROCE_QPN_MIN + sdev->attr.max_qp - 1),
+			      &sdev->qp_next, GFP_KERNEL);
+	if (err < 0) {
+		err = err == -EBUSY ? -ENOMEM : err;
+		goto err_queues;
+	}
+	ibqp->qp_num = qpn;
+
+	if (udata) {
+		uctx = sroce_udata_uctx(udata);
+		if (!init->srq) {
+			err = sroce_queue_export(&qp->rq, uctx, &resp.rq_mi);
+			if (err)
+				goto err_xa;
+		}
+		err = sroce_queue_export(&qp->sq, uctx, &resp.sq_mi);
+		if (err)
+			goto err_xa;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_xa;
+	}
+
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->attr.path_mtu = IB_MTU_1024;
+	qp->attr.port_num = SROCE_PORT;
+	qp->attr.cap = init->cap;
+	return 0;
+
+err_xa:
+	xa_erase(&sdev->qp_xa, qpn);
+err_queues:
+	sroce_queue_cleanup(&qp->sq);
+	sroce_queue_cleanup(&qp->rq);
+	return err;
+}
+
+/* Values the core's state machine check does not look at. */
+static int sroce_qp_check_attr(struct sroce_dev *sdev, struct sroce_qp *qp,
+			       struct ib_qp_attr *attr, int mask,
+			       struct sroce_av *av)
+{
+	enum ib_mtu port_mtu;
+
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) &&
+	    attr->pkey_index >= SROCE_PKEY_TABLE_LEN)
+		return -EINVAL;
+	if (mask & IB_QP_PATH_MTU) {
+		port_mtu = READ_ONCE(sdev->port_mtu);
+		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > port_mtu)
+			return -EINVAL;
+	}
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_SQ_PSN) && attr->sq_psn > SROCE_PSN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_RQ_PSN) && attr->rq_psn > SROCE_PSN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > sdev->attr.max_qp_init_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > sdev->attr.max_qp_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~SROCE_QP_ACCESS_FLAGS))
+		return -EINVAL;
+	/* No alternate path: sroce has one port and no path migration. */
+	if (mask & IB_QP_ALT_PATH)
+		return -EINVAL;
+	if ((mask & IB_QP_CAP) &&
+	    (attr->cap.max_send_wr != sroce_queue_size(&qp->sq) ||
+	     attr->cap.max_recv_wr != (qp->ibqp.srq ? 0 :
+				       sroce_queue_size(&qp->rq))))
+		return -EINVAL;
+	if (mask & IB_QP_AV)
+		return sroce_av_from_attr(sdev, av, &attr->ah_attr);
+	return 0;
+}
+
+/*
+ * In the ERROR state every posted work request completes with
+ * IB_WC_WR_FLUSH_ERR, in order; the receive queue only if the QP owns it.
+ * Called with state_mutex held. Only wr_id is taken from the (untrusted)
+ * slot.
+ */
+static void sroce_qp_flush(struct sroce_qp *qp)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.qp = &qp->ibqp,
+		.port_num = SROCE_PORT,
+	};
+	struct sroce_send_wqe *swqe;
+	struct sroce_recv_wqe *rwqe;
+	u32 budget;
+
+	/* Bounded: a hostile producer index cannot keep us here. */
+	budget = sroce_queue_size(&qp->sq);
+	while (budget-- && (swqe = sroce_queue_head(&qp->sq))) {
+		wc.wr_id = READ_ONCE(swqe->wr.wr_id);
+		wc.opcode = IB_WC_SEND;
+		sroce_queue_advance(&qp->sq);
+		if (sroce_cq_post(to_scq(qp->ibqp.send_cq), &wc, false))
+			break;
+	}
+
+	if (qp->ibqp.srq)
+		return;
+	budget = sroce_queue_size(&qp->rq);
+	while (budget-- && (rwqe = sroce_queue_head(&qp->rq))) {
+		wc.wr_id = READ_ONCE(rwqe->wr_id);
+		wc.opcode = IB_WC_RECV;
+		sroce_queue_advance(&qp->rq);
+		if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc, false))
+			break;
+	}
+}
+
+/* Drop what is posted: RESET empties the work queues. */
+static void sroce_qp_reset_queues(struct sroce_qp *qp)
+{
+	qp->sq.index = sroce_queue_peer_index(&qp->sq);
+	sroce_queue_publish(&qp->sq);
+	if (!qp->ibqp.srq) {
+		qp->rq.index = sroce_queue_peer_index(&qp->rq);
+		sroce_queue_publish(&qp->rq);
+	}
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, new;
+	struct sroce_av av;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (!sroce_udata_in_empty(udata))
+		return -EINVAL;
+
+	mutex_lock(&qp->state_mutex);
+	cur = qp->state;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
+		err = -EINVAL;
+		goto out;
+	}
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = sroce_qp_check_attr(sdev, qp, attr, mask, &av);
+	if (err)
+		goto out;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->attr.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		qp->attr.port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		qp->attr.qkey = attr->qkey;
+	if (mask & IB_QP_AV)
+		qp->av = av;
+	if (mask & IB_QP_PATH_MTU)
+		qp->attr.path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->attr.retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->attr.rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		qp->attr.rq_psn = attr->rq_psn;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		qp->attr.sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		qp->attr.path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->attr.en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
+		qp->src_port = rdma_get_udp_sport(qp->av.flow_label,
+						  ibqp->qp_num,
+						  qp->attr.dest_qp_num);
+
+	if (new == IB_QPS_RESET && cur != IB_QPS_RESET)
+		sroce_qp_reset_queues(qp);
+	WRITE_ONCE(qp->state, new);
+	qp->attr.qp_state = new;
+	if (new == IB_QPS_ERR)
+		sroce_qp_flush(qp);
+out:
+	mutex_unlock(&qp->state_mutex);
+	return err;
+}
+
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	mutex_lock(&qp->state_mutex);
+	*attr = qp->attr;
+	attr->cur_qp_state = qp->state;
+	memset(&attr->ah_attr, 0, sizeof(attr->ah_attr));
+	if (qp->av.network_type) {
+		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+		rdma_ah_set_port_num(&attr->ah_attr, SROCE_PORT);
+		rdma_ah_set_grh(&attr->ah_attr, &qp->av.dgid,
+				qp->av.flow_label, qp->av.sgid_index,
+				qp->av.hop_limit, qp->av.traffic_class);
+		memcpy(attr->ah_attr.roce.dmac, qp->av.dmac, ETH_ALEN);
+	}
+	mutex_unlock(&qp->state_mutex);
+
+	attr->cap.max_send_wr = sroce_queue_size(&qp->sq);
+	attr->cap.max_send_sge = qp->sq_max_sge;
+	attr->cap.max_inline_data = qp->sq_max_inline;
+	attr->cap.max_recv_wr = ibqp->srq ? 0 : sroce_queue_size(&qp->rq);
+	attr->cap.max_recv_sge = ibqp->srq ? 0 : qp->rq_max_sge;
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = SROCE_PORT;
+	return 0;
+}
+
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	xa_erase(&to_sdev(ibqp->device)->qp_xa, ibqp->qp_num);
+	sroce_queue_cleanup(&qp->sq);
+	sroce_queue_cleanup(&qp->rq);
+	mutex_destroy(&qp->state_mutex);
+	return 0;
+}
+
+/*
+ * User QPs ring the doorbell with an empty list (the WQEs are in the
+ * mapped send queue already). Before RTS there is nothing to send, and the
+ * IBA makes posting an error there.
+ */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (!qp->is_user) {
+		/* The kernel send path comes with the transport. */
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	if (wr) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR)
+		return -EINVAL;
+	if (state == IB_QPS_ERR) {
+		mutex_lock(&qp->state_mutex);
+		if (qp->state == IB_QPS_ERR)
+			sroce_qp_flush(qp);
+		mutex_unlock(&qp->state_mutex);
+	}
+	return 0;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	if (qp->is_user || ibqp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	return sroce_post_recv_ring(&qp->rq, &qp->rq_lock, qp->rq_max_sge,
+				    wr, bad_wr);
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Rings and their mapping into user space.
+ *
+ * A ring is one vmalloc_user() buffer. For user objects it is exported
+ * through an rdma_user_mmap_entry whose offset is the cookie returned in
+ * struct sroce_mminfo. A cookie maps once: a second mmap of it fails. Each
+ * mapping holds a reference on the buffer (vm_ops open/close), so the buffer
+ * outlives the object while it is mapped; the uverbs file, and with it the
+ * module, stays referenced until the last mapping is gone.
+ */
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+
+#include "sroce.h"
+#include "queue.h"
+
+#define SROCE_MIN_ELEM_SIZE	64
+
+static void sroce_ring_release(struct kref *ref)
+{
+	struct sroce_ring *ring = container_of(ref, struct sroce_ring, ref);
+
+	vfree(ring->buf);
+	kfree(ring);
+}
+
+static void sroce_ring_put(struct sroce_ring *ring)
+{
+	kref_put(&ring->ref, sroce_ring_release);
+}
+
+int sroce_queue_init(struct sroce_queue *q, enum sroce_queue_dir dir,
+		     unsigned int num_elem, size_t elem_size)
+{
+	unsigned int slots;
+	struct sroce_ring *ring;
+	size_t size;
+
+	/* Callers bound num_elem by the device limits (at most 2^20). */
+	if (num_elem > (1U << 24))
+		return -EINVAL;
+	slots = roundup_pow_of_two(num_elem + 1);
+	elem_size = roundup_pow_of_two(max_t(size_t, elem_size,
+					     SROCE_MIN_ELEM_SIZE));
+	size = PAGE_ALIGN(sizeof(struct sroce_queue_buf) + slots * elem_size);
+
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	ring->buf = vmalloc_user(size);
+	if (!ring->buf) {
+		kfree(ring);
+		return -ENOMEM;
+	}
+	kref_init(&ring->ref);
+	ring->size = size;
+
+	q->ring = ring;
+	q->buf = ring->buf;
+	q->mm = NULL;
+	q->dir = dir;
+	q->index_mask = slots - 1;
+	q->log2_elem_size = order_base_2(elem_size);
+	q->index = 0;
+	q->buf->log2_elem_size = q->log2_elem_size;
+	q->buf->index_mask = q->index_mask;
+	return 0;
+}
+
+/* Export the ring to @uctx; fill @mi with the cookie and size to map. */
+int sroce_queue_export(struct sroce_queue *q, struct ib_ucontext *uctx,
+		       struct sroce_mminfo *mi)
+{
+	struct sroce_mmap *mm;
+	int err;
+
+	mm = kzalloc(sizeof(*mm), GFP_KERNEL);
+	if (!mm)
+		return -ENOMEM;
+	kref_get(&q->ring->ref);
+	mm->ring = q->ring;
+
+	err = rdma_user_mmap_entry_insert(uctx, &mm->rdma, q->ring->size);
+	if (err) {
+		sroce_ring_put(mm->ring);
+		kfree(mm);
+		return err;
+	}
+	q->mm = mm;
+	mi->offset = rdma_user_mmap_get_offset(&mm->rdma);
+	mi->size = q->ring->size;
+	mi->pad = 0;
+	return 0;
+}
+
+/* Withdraw the cookie; existing mappings stay valid. */
+void sroce_queue_unexport(struct sroce_queue *q)
+{
+	if (q->mm)
+		rdma_user_mmap_entry_remove(&q->mm->rdma);
+	q->mm = NULL;
+}
+
+void sroce_queue_cleanup(struct sroce_queue *q)
+{
+	sroce_queue_unexport(q);
+	if (q->ring)
+		sroce_ring_put(q->ring);
+	q->ring = NULL;
+	q->buf = NULL;
+}
+
+void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	struct sroce_mmap *mm = container_of(entry, struct sroce_mmap, rdma);
+
+	sroce_ring_put(mm->ring);
+	kfree(mm);
+}
+
+static void sroce_vm_open(struct vm_area_struct *vma)
+{
+	struct sroce_ring *ring = vma->vm_private_data;
+
+	kref_get(&ring->ref);
+}
+
+static void sroce_vm_close(struct vm_area_struct *vma)
+{
+	sroce_ring_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct sroce_vm_ops = {
+	.open = sroce_vm_open,
+	.close = sroce_vm_close,
+};
+
+int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry;
+	struct sroce_mmap *mm;
+	int err;
+
+	/* A private (copy-on-write) mapping would not be shared with us. */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+
+	/* Also checks that the length is the exported size. */
+	entry = rdma_user_mmap_entry_get(uctx, vma);
+	if (!entry)
+		return -EINVAL;
+	mm = container_of(entry, struct sroce_mmap, rdma);
+
+	if (test_and_set_bit(0, &mm->used)) {
+		err = -EBUSY;
+		goto out;
+	}
+	err = remap_vmalloc_range(vma, mm->ring->buf, 0);
+	if (err)
+		goto out;
+	kref_get(&mm->ring->ref);
+	vma->vm_private_data = mm->ring;
+	vma->vm_ops = &sroce_vm_ops;
+out:
+	rdma_user_mmap_entry_put(entry);
+	return err;
+}

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce: a software RoCEv2 RDMA device.
+ *
+ * Core structures shared by every file of the driver. Each file owns one
+ * role (device, net, counters, ...); this header only declares what crosses
+ * file boundaries.
+ */
+#ifndef SROCE_H
+#define SROCE_H
+
+#include <linux/netdevice.h>
+#include <linux/atomic.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "compat.h"
+#include "counters.h"
+#include "params.h"
+#include "queue.h"
+
+struct sroce_net;
+
+/*
+ * One sroce device: an ib_device with one RoCEv2 port on top of one
+ * Ethernet netdev.
+ *
+ * Lifetime: created by the rdma link "newlink" callback, destroyed by the
+ * RDMA core through ->dealloc_driver once it has been unregistered (by
+ * "rdma link delete", by the netdev going away, or at module unload).
+ */
+struct sroce_dev {
+	struct ib_device	ibdev;
+
+	/* Our own reference on the netdev; dropped in ->dealloc_driver. */
+	struct net_device	*ndev;
+	netdevice_tracker	ndev_tracker;
+
+	/* Netdev -> device table entry (RCU readers, sroce_table_lock). */
+	struct hlist_node	table_node;
+	/* Set under sroce_table_lock; see main.c for the handshake. */
+	bool			registered;
+	bool			ndev_gone;
+
+	/* The RoCEv2 UDP sockets of the netdev's namespace (net.c). */
+	struct sroce_net	*sn;
+
+	/* Port state, written under RTNL by the netdev notifier. */
+	enum ib_port_state	port_state;
+	enum ib_mtu		port_mtu;
+
+	struct ib_device_attr	attr;
+
+	/*
+	 * Object tables. Each xarray's index range is the object limit, so
+	 * allocation enforces it: QPNs, SRQ numbers, AH numbers, and the
+	 * index part of MR and MW keys.
+	 */
+	struct xarray		qp_xa;
+	u32			qp_next;
+	struct xarray		srq_xa;
+	u32			srq_next;
+	struct xarray		ah_xa;
+	u32			ah_next;
+	struct xarray		mr_xa;		/* MR key index: 1..max_mr */
+	u32			mr_next;
+	struct xarray		mw_xa;		/* MW key index: above MRs' */
+	u32			mw_next;
+	atomic_t		num_pd;
+	atomic_t		num_cq;
+
+	atomic64_t		stats[SROCE_NUM_COUNTERS];
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+struct sroce_ucontext {
+	struct ib_ucontext	ibuc;
+};
+
+struct sroce_pd {
+	struct ib_pd		ibpd;
+};
+
+/* A resolved RoCEv2 address vector. */
+struct sroce_av {
+	enum rdma_network_type	network_type;	/* RDMA_NETWORK_IPV4 or _IPV6 */
+	u8			dmac[ETH_ALEN];
+	u8			sgid_index;
+	u8			hop_limit;
+	u8			traffic_class;
+	u32			flow_label;
+	union ib_gid		dgid;
+	union {
+		struct sockaddr_in	in4;
+		struct sockaddr_in6	in6;
+	} saddr, daddr;
+};
+
+struct sroce_ah {
+	struct ib_ah		ibah;
+	struct sroce_av		av;
+	u32			ah_num;
+};
+
+struct sroce_cq {
+	struct ib_cq		ibcq;
+	spinlock_t		lock;		/* producer side of the ring */
+	struct sroce_queue	queue;
+	u8			notify;		/* IB_CQ_NEXT_COMP/SOLICITED armed */
+	bool			is_user;
+};
+
+struct sroce_srq {
+	struct ib_srq		ibsrq;
+	spinlock_t		lock;		/* consumer side of the ring */
+	struct sroce_queue	queue;
+	u32			srq_num;
+	u32			max_sge;
+	u32			limit;
+	bool			is_user;
+};
+
+struct sroce_qp {
+	struct ib_qp		ibqp;
+	struct sroce_queue	sq;
+	struct sroce_queue	rq;		/* unused with an SRQ */
+	spinlock_t		sq_lock;	/* kernel consumers: producer */
+	spinlock_t		rq_lock;
+	u32			sq_max_sge;
+	u32			sq_max_inline;
+	u32			rq_max_sge;
+	bool			is_user;
+	bool			sq_sig_all;
+
+	/* Serialises modify/query; the state is read locklessly too. */
+	struct mutex		state_mutex;
+	enum ib_qp_state	state;
+	struct ib_qp_attr	attr;		/* what query_qp reports */
+	struct sroce_av		av;
+	u16			src_port;
+};
+
+enum sroce_mr_type {
+	SROCE_MR_DMA,		/* all of kernel memory */
+	SROCE_MR_USER,		/* pinned user pages */
+	SROCE_MR_FAST,		/* fast registration by kernel consumers */
+};
+
+enum sroce_mr_state {
+	SROCE_MR_INVALID,
+	SROCE_MR_VALID,
+};
+
+/*
+ * Memory regions and windows. Both are found by key: bits 31:8 are an
+ * index (MRs below SROCE_MW_INDEX_BASE, MWs above), bits 7:0 the key byte,
+ * and the whole key is compared on every lookup.
+ */
+#define SROCE_MW_INDEX_BASE	0x100000
+struct sroce_mr {
+	struct ib_mr		ibmr;
+	enum sroce_mr_type	type;
+	enum sroce_mr_state	state;
+	int			access;
+	struct ib_umem		*umem;
+	struct page		**pages;	/* SROCE_MR_USER */
+	u64			*page_list;	/* SROCE_MR_FAST: DMA addresses */
+	u32			max_pages;
+	u32			npages;
+	u32			page_shift;
+	u64			iova;
+	u64			length;
+	refcount_t		ref;		/* lookups in flight + 1 */
+	struct completion	released;
+};
+
+struct sroce_mw {
+	struct ib_mw		ibmw;
+	enum sroce_mr_state	state;
+	refcount_t		ref;
+	struct completion	released;
+};
+
+static inline struct sroce_pd *to_spd(struct ib_pd *pd)
+{
+	return container_of(pd, struct sroce_pd, ibpd);
+}
+
+static inline struct sroce_ah *to_sah(struct ib_ah *ah)
+{
+	return container_of(ah, struct sroce_ah, ibah);
+}
+
+static inline struct sroce_cq *to_scq(struct ib_cq *cq)
+{
+	return container_of(cq, struct sroce_cq, ibcq);
+}
+
+static inline struct sroce_srq *to_ssrq(struct ib_srq *srq)
+{
+	return container_of(srq, struct sroce_srq, ibsrq);
+}
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct sroce_qp, ibqp);
+}
+
+static inline struct sroce_mr *to_smr(struct ib_mr *mr)
+{
+	return container_of(mr, struct sroce_mr, ibmr);
+}
+
+static inline struct sroce_mw *to_smw(struct ib_mw *mw)
+{
+	return container_of(mw, struct sroce_mw, ibmw);
+}
+
+static inline struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata)
+{
+	return &rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+					  ibuc)->ibuc;
+}
+
+/* Whether a udata carries no driver input, or only zeros. */
+static inline bool sroce_udata_in_empty(struct ib_udata *udata)
+{
+	return !udata || !udata->inlen ||
+	       ib_is_udata_cleared(udata, 0, udata->inlen);
+}
+
+static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
+{
+	atomic64_inc(&sdev->stats[c]);
+}
+
+/* device.c */
+struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);
+int sroce_dev_register(struct sroce_dev *sdev, const char *name);
+void sroce_port_update(struct sroce_dev *sdev, bool notify);
+
+/* verbs.c: PD, AH, address vectors */
+int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		    struct ib_udata *udata);
+int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
+int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
+		       const struct rdma_ah_attr *attr);
+void sroce_verbs_init(struct sroce_dev *sdev);
+void sroce_verbs_cleanup(struct sroce_dev *sdev);
+
+/* cq.c */
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited);
+
+/* srq.c */
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+
+/* qp.c */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
+			 u32 max_sge, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr);
+
+/* mr.c */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int sroce_dealloc_mw(struct ib_mw *ibmw);
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
+			      struct ib_pd *pd, int access);
+void sroce_mr_put(struct sroce_mr *mr);
+
+/* main.c: the netdev -> device table */
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+void sroce_table_del(struct sroce_dev *sdev);
+
+/* net.c */
+int sroce_net_get(struct sroce_dev *sdev);
+void sroce_net_put(struct sroce_dev *sdev);
+int sroce_net_init(void);
+void sroce_net_exit(void);
+
+/* counters.c */
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index);
+
+#endif /* SROCE_H */

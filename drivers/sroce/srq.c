@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shared receive queues, and posting receive WQEs into a ring for kernel
+ * consumers (user space writes its receive rings itself, with no syscall).
+ */
+#include "sroce.h"
+
+static size_t sroce_recv_wqe_size(u32 max_sge)
+{
+	return sizeof(struct sroce_recv_wqe) + max_sge * sizeof(struct sroce_sge);
+}
+
+/*
+ * Kernel consumers: write @wr and its successors into the ring, as the rxe
+ * provider does from user space.
+ */
+int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
+			 u32 max_sge, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_recv_wqe *wqe;
+	unsigned long flags;
+	u32 prod, cons;
+	int i, err = 0;
+	u64 len;
+
+	spin_lock_irqsave(lock, flags);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		/* The kernel produces here: the producer index is its own. */
+		prod = q->buf->producer_index & q->index_mask;
+		cons = smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
+		if (((prod + 1) & q->index_mask) == cons) {
+			err = -ENOMEM;
+			break;
+		}
+		wqe = sroce_queue_slot(q, prod);
+		wqe->wr_id = wr->wr_id;
+		len = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+			len += wr->sg_list[i].length;
+		}
+		if (len > U32_MAX) {
+			err = -EINVAL;
+			break;
+		}
+		wqe->dma.length = len;
+		wqe->dma.resid = len;
+		wqe->dma.num_sge = wr->num_sge;
+		wqe->dma.cur_sge = 0;
+		wqe->dma.sge_offset = 0;
+		smp_store_release(&q->buf->producer_index,
+				  (prod + 1) & q->index_mask);
+	}
+	spin_unlock_irqrestore(lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibsrq->device);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_create_srq_resp resp = {};
+	struct ib_srq_attr *attr = &init->attr;
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (attr->max_wr < 1 || attr->max_wr > sdev->attr.max_srq_wr ||
+	    attr->max_sge < 1 || attr->max_sge > sdev->attr.max_srq_sge ||
+	    attr->srq_limit > attr->max_wr)
+		return -EINVAL;
+	if (udata && (udata->outlen < sizeof(resp) ||
+		      !sroce_udata_in_empty(udata)))
+		return -EINVAL;
+
+	spin_lock_init(&srq->lock);
+	srq->is_user = !!udata;
+	srq->max_sge = attr->max_sge;
+	srq->limit = attr->srq_limit;
+	err = sroce_queue_init(&srq->queue, SROCE_Q_FROM_USER, attr->max_wr,
+			       sroce_recv_wqe_size(attr->max_sge));
+	if (err)
+		return err;
+
+	err = xa_alloc_cyclic(&sdev->srq_xa, &srq->srq_num, srq,
+			      XA_LIMIT(1, sdev->attr.max_srq), &sdev->srq_next,
+			      GFP_KERNEL);
+	if (err < 0) {
+		err = err == -EBUSY ? -ENOMEM : err;
+		goto err_queue;
+	}
+
+	if (udata) {
+		err = sroce_queue_export(&srq->queue, sroce_udata_uctx(udata),
+					 &resp.mi);
+		if (err)
+			goto err_xa;
+		resp.srq_num = srq->srq_num;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_xa;
+	}
+	attr->max_wr = sroce_queue_size(&srq->queue);
+	return 0;
+
+err_xa:
+	xa_erase(&sdev->srq_xa, srq->srq_num);
+err_queue:
+	sroce_queue_cleanup(&srq->queue);
+	return err;
+}
+
+/* IB_SRQ_MAX_WR: move the posted WQEs into a ring of the new size. */
+static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
+			    struct ib_udata *udata)
+{
+	struct sroce_modify_srq_cmd cmd = {};
+	struct sroce_mminfo mi = {};
+	struct sroce_queue nq, oq;
+	size_t slot = 1UL << srq->queue.log2_elem_size;
+	u32 n, i, prod;
+	int err;
+
+	if (udata) {
+		if (udata->inlen < sizeof(cmd))
+			return -EINVAL;
+		err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+		if (err)
+			return err;
+	}
+
+	err = sroce_queue_init(&nq, SROCE_Q_FROM_USER, max_wr,
+			       sroce_recv_wqe_size(srq->max_sge));
+	if (err)
+		return err;
+	if (udata) {
+		err = sroce_queue_export(&nq, sroce_udata_uctx(udata), &mi);
+		if (err)
+			goto err;
+	}
+
+	spin_lock_irq(&srq->lock);
+	prod = sroce_queue_peer_index(&srq->queue);
+	n = (prod - srq->queue.index) & srq->queue.index_mask;
+	if (n > sroce_queue_size(&nq)) {
+		spin_unlock_irq(&srq->lock);
+		err = -EINVAL;
+		goto err;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(sroce_queue_slot(&nq, i),
+		       sroce_queue_slot(&srq->queue, srq->queue.index + i), slot);
+	nq.buf->producer_index = n;
+	oq = srq->queue;
+	srq->queue = nq;
+	spin_unlock_irq(&srq->lock);
+
+	/* The ABI: the new mminfo goes to a user address given in the command. */
+	if (udata &&
+	    copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi, sizeof(mi))) {
+		sroce_queue_unexport(&srq->queue);
+		err = -EFAULT;
+	}
+	sroce_queue_cleanup(&oq);
+	return err;
+
+err:
+	sroce_queue_cleanup(&nq);
+	return err;
+}
+
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibsrq->device);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	u32 size = sroce_queue_size(&srq->queue);
+	int err;
+
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+
+	if (mask & IB_SRQ_MAX_WR) {
+		if (attr->max_wr < 1 || attr->max_wr > sdev->attr.max_srq_wr)
+			return -EINVAL;
+		if ((mask & IB_SRQ_LIMIT) && attr->srq_limit > attr->max_wr)
+			return -EINVAL;
+		err = sroce_srq_resize(srq, attr->max_wr, udata);
+		if (err)
+			return err;
+		size = sroce_queue_size(&srq->queue);
+	}
+
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit > size)
+			return -EINVAL;
+		/* Arms the limit event (srq_limit 0 disarms it). */
+		WRITE_ONCE(srq->limit, attr->srq_limit);
+	}
+	return 0;
+}
+
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	attr->max_wr = sroce_queue_size(&srq->queue);
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	xa_erase(&to_sdev(ibsrq->device)->srq_xa, srq->srq_num);
+	sroce_queue_cleanup(&srq->queue);
+	return 0;
+}
+
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	if (srq->is_user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	return sroce_post_recv_ring(&srq->queue, &srq->lock, srq->max_sge,
+				    wr, bad_wr);
+}

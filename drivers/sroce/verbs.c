@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Protection domains, address handles and address vectors, and the object
+ * tables they and the other verbs objects live in.
+ */
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "sroce.h"
+
+void sroce_verbs_init(struct sroce_dev *sdev)
+{
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->mw_xa, XA_FLAGS_ALLOC);
+	atomic_set(&sdev->num_pd, 0);
+	atomic_set(&sdev->num_cq, 0);
+}
+
+/* All objects are gone by now: the core destroys them before ->dealloc_driver. */
+void sroce_verbs_cleanup(struct sroce_dev *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->qp_xa));
+	WARN_ON(!xa_empty(&sdev->srq_xa));
+	WARN_ON(!xa_empty(&sdev->ah_xa));
+	WARN_ON(!xa_empty(&sdev->mr_xa));
+	WARN_ON(!xa_empty(&sdev->mw_xa));
+	WARN_ON(atomic_read(&sdev->num_pd));
+	WARN_ON(atomic_read(&sdev->num_cq));
+	xa_destroy(&sdev->qp_xa);
+	xa_destroy(&sdev->srq_xa);
+	xa_destroy(&sdev->ah_xa);
+	xa_destroy(&sdev->mr_xa);
+	xa_destroy(&sdev->mw_xa);
+}
+
+int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+
+	if (atomic_inc_return(&sdev->num_pd) > sdev->attr.max_pd) {
+		atomic_dec(&sdev->num_pd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	atomic_dec(&to_sdev(ibpd->device)->num_pd);
+	return 0;
+}
+
+/*
+ * Resolve an address vector from the core's ah_attr. The core has already
+ * found the source GID entry and, for RoCE, the destination MAC. sroce
+ * speaks RoCEv2 only, so the source GID must be a RoCEv2 one; its network
+ * type tells IPv4 from IPv6.
+ */
+int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
+		       const struct rdma_ah_attr *attr)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sgid_attr;
+	enum rdma_network_type type;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) ||
+	    rdma_ah_get_port_num(attr) != SROCE_PORT)
+		return -EINVAL;
+
+	grh = rdma_ah_read_grh(attr);
+	sgid_attr = grh->sgid_attr;
+	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+
+	type = rdma_gid_attr_network_type(sgid_attr);
+	if (type != RDMA_NETWORK_IPV4 && type != RDMA_NETWORK_IPV6)
+		return -EINVAL;
+	/* An IPv4 source needs an IPv4-mapped destination, and vice versa. */
+	if ((type == RDMA_NETWORK_IPV4) !=
+	    ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw))
+		return -EINVAL;
+
+	memset(av, 0, sizeof(*av));
+	av->network_type = type;
+	av->sgid_index = grh->sgid_index;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	av->flow_label = grh->flow_label;
+	av->dgid = grh->dgid;
+	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
+	rdma_gid2ip((struct sockaddr *)&av->saddr, &sgid_attr->gid);
+	rdma_gid2ip((struct sockaddr *)&av->daddr, &grh->dgid);
+	return 0;
+}
+
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibah->device);
+	struct sroce_ah *ah = to_sah(ibah);
+	struct sroce_create_ah_resp resp = {};
+	int err;
+
+	err = sroce_av_from_attr(sdev, &ah->av, init_attr->ah_attr);
+	if (err)
+		return err;
+
+	err = xa_alloc_cyclic(&sdev->ah_xa, &ah->ah_num, ah,
+			      XA_LIMIT(1, sdev->attr.max_ah), &sdev->ah_next,
+			      init_attr->flags & RDMA_CREATE_AH_SLEEPABLE ?
+			      GFP_KERNEL : GFP_ATOMIC);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+
+	if (udata && udata->outlen) {
+		/* The provider sends ah_num in UD WQEs to name this AH. */
+		resp.ah_num = ah->ah_num;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (err) {
+			xa_erase(&sdev->ah_xa, ah->ah_num);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	struct sroce_ah *ah = to_sah(ibah);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->type = ibah->type;
+	rdma_ah_set_port_num(attr, SROCE_PORT);
+	rdma_ah_set_grh(attr, &ah->av.dgid, ah->av.flow_label,
+			ah->av.sgid_index, ah->av.hop_limit,
+			ah->av.traffic_class);
+	memcpy(attr->roce.dmac, ah->av.dmac, ETH_ALEN);
+	return 0;
+}
+
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct sroce_ah *ah = to_sah(ibah);
+
+	xa_erase(&to_sdev(ibah->device)->ah_xa, ah->ah_num);
+	return 0;
+}
