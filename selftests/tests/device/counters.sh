@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The port counters are registered: "rdma statistic" and sysfs show them,
+# and a packet the device cannot use is counted as dropped.
+. /tests/lib.sh
+
+two_hosts
+link_add sra va ha
+link_add srb vb hb
+
+assert_rc 0 "rdma statistic" rdma statistic show link srb/1
+for c in sent_pkts rcvd_pkts duplicate_request out_of_seq_request \
+	 rcvd_rnr_err send_rnr_err rcvd_seq_err ack_deferred \
+	 retry_exceeded_err retry_rnr_exceeded_err completer_retry_err \
+	 send_err link_downed rdma_sends rdma_recvs sent_bytes rcvd_bytes \
+	 retransmits rcvd_dropped rcvd_icrc_err; do
+	assert_match "$OUT" "(^|[[:space:]])$c [0-9]+" "counter $c in rdma statistic"
+	[ -r /sys/class/infiniband/srb/ports/1/hw_counters/$c ] || fail "no sysfs counter $c"
+done
+
+dropped() { cat /sys/class/infiniband/srb/ports/1/hw_counters/rcvd_dropped; }
+before=$(dropped)
+# A datagram to the RoCEv2 port that is far too short for a BTH.
+in_a bash -c 'echo x > /dev/udp/192.0.2.2/4791' || fail "send UDP datagram"
+wait_for 10 "rcvd_dropped counts the datagram" test "$(dropped)" -gt "$before"
+pass

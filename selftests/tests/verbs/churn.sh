@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# 10,000 objects of mixed kinds created and destroyed leave nothing behind,
+# and the module unloads.
+. /tests/lib.sh
+
+veth_pair v0 v1
+ip addr add 192.0.2.1/24 dev v0
+link_add sroce0 v0
+wait_for 10 "IPv4 GID" grep -q "ffff:c000:0201" /sys/class/infiniband/sroce0/ports/1/gids/1
+assert_rc 0 "churn" verbs_churn sroce0 10000
+assert_match "$OUT" "10000 objects created, 0 failures" "all objects made"
+assert_rc 0 "rdma resource" rdma resource show
+assert_match "$OUT" "sroce0: pd 0 cq 0 qp 0 .*mr 0 ctx 0" "no object left"
+link_del sroce0
+sroce_unload || fail "module unload after churn"
+pass

@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# With the max_* module parameters at 4, query_device reports 4 and the
+# fifth object of each kind fails with ENOMEM.
+. /tests/lib.sh
+
+veth_pair v0 v1
+ip addr add 192.0.2.1/24 dev v0
+modprobe sroce max_qp=4 max_cq=4 max_pd=4 max_srq=4 max_mr=4 max_mw=4 max_ah=4 ||
+	fail "modprobe with limits"
+link_add sroce0 v0
+wait_for 10 "IPv4 GID" grep -q "ffff:c000:0201" /sys/class/infiniband/sroce0/ports/1/gids/1
+rc=0
+verbs_objects sroce0 limits 4 > limits.log 2>&1 || rc=$?
+grep -v "^ok " limits.log || true
+[ $rc = 0 ] || fail "limits: $(grep -c '^not ok' limits.log) checks failed"
+pass
