@@ -409,3 +409,54 @@ _lib_exit() {
 	exit "$rc"
 }
 trap _lib_exit EXIT
+
+# ------------------------------------------------------------------ RDMA helpers
+# _lib_ip6_exploded ADDR: 2001:db8::1 -> 2001:0db8:0000:...:0001
+_lib_ip6_exploded() {
+	local a=$1 head tail out="" g n i
+	local -a hg=() tg=()
+	if [[ $a == *::* ]]; then
+		head=${a%%::*} tail=${a#*::}
+	else
+		head=$a tail=""
+	fi
+	IFS=: read -r -a hg <<<"$head"
+	IFS=: read -r -a tg <<<"$tail"
+	n=$((8 - ${#hg[@]} - ${#tg[@]}))
+	for g in "${hg[@]}"; do out+=$(printf '%04x:' "0x$g"); done
+	for ((i = 0; i < n; i++)); do out+="0000:"; done
+	for g in "${tg[@]}"; do out+=$(printf '%04x:' "0x$g"); done
+	echo "${out%:}"
+}
+
+# gid_index DEV ADDR: the GID table index of ADDR (an IPv4 or IPv6 address)
+gid_index() {
+	local dev=$1 addr=$2 want f
+	if [[ $addr == *.* ]]; then
+		local IFS=.
+		# shellcheck disable=SC2086
+		set -- $addr
+		printf -v want '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
+	else
+		want=$(_lib_ip6_exploded "$addr")
+	fi
+	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+		if [[ $(cat "$f" 2>/dev/null) == "$want" ]]; then
+			basename "$f"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# rdma_pair: two_hosts with sroce_a on va (ha) and sroce_b on vb (hb),
+# ports active and the IPv4 and IPv6 GIDs present
+rdma_pair() {
+	two_hosts
+	link_add sroce_a va ha
+	link_add sroce_b vb hb
+	wait_for 10 "sroce_a active" port_state_is sroce_a ACTIVE
+	wait_for 10 "sroce_b active" port_state_is sroce_b ACTIVE
+	wait_for 10 "IPv4 GIDs" eval 'gid_index sroce_a 192.0.2.1 && gid_index sroce_b 192.0.2.2'
+	wait_for 10 "IPv6 GIDs" eval 'gid_index sroce_a 2001:db8::1 && gid_index sroce_b 2001:db8::2'
+}

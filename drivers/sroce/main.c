@@ -183,9 +183,13 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_net_init();
+	err = sroce_wq_init();
 	if (err)
 		return err;
+
+	err = sroce_net_init();
+	if (err)
+		goto err_wq;
 
 	err = register_netdevice_notifier(&sroce_netdev_notifier);
 	if (err)
@@ -197,6 +201,8 @@ static int __init sroce_init(void)
 
 err_net:
 	sroce_net_exit();
+err_wq:
+	sroce_wq_exit();
 	return err;
 }
 
@@ -237,6 +243,7 @@ static void __exit sroce_exit(void)
 	sroce_unregister_all();
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	sroce_net_exit();
+	sroce_wq_exit();
 	pr_info("sroce: unloaded\n");
 }
 

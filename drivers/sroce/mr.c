@@ -279,3 +279,129 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 		wait_for_completion(&mw->released);
 	return 0;
 }
+
+/*
+ * Copy between @buf and the memory an MR maps at @iova (to_mr: into the
+ * MR). The caller has checked that [iova, iova + len) lies in the MR.
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  bool to_mr)
+{
+	u64 off, pgsz;
+	u32 n;
+	void *va;
+
+	if (mr->type == SROCE_MR_DMA) {
+		/* Kernel consumers only: the iova is a kernel address. */
+		va = (void *)(uintptr_t)iova;
+		if (to_mr)
+			memcpy(va, buf, len);
+		else
+			memcpy(buf, va, len);
+		return 0;
+	}
+
+	pgsz = 1ULL << mr->page_shift;
+	if (mr->type == SROCE_MR_USER)
+		off = iova - mr->iova + ib_umem_offset(mr->umem);
+	else
+		off = iova - mr->ibmr.iova + (mr->ibmr.iova & (pgsz - 1));
+
+	while (len) {
+		u64 idx = off >> mr->page_shift;
+		u32 in = off & (pgsz - 1);
+
+		if (idx >= mr->npages)
+			return -EFAULT;
+		n = min_t(u64, len, pgsz - in);
+		if (mr->type == SROCE_MR_USER) {
+			/* User pages are pinned; map each PAGE_SIZE page. */
+			va = kmap_local_page(mr->pages[idx]);
+			if (to_mr)
+				memcpy(va + in, buf, n);
+			else
+				memcpy(buf, va + in, n);
+			kunmap_local(va);
+		} else {
+			va = (void *)(uintptr_t)(mr->page_list[idx] + in);
+			if (to_mr)
+				memcpy(va, buf, n);
+			else
+				memcpy(buf, va, n);
+		}
+		buf += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static bool sroce_mr_covers(struct sroce_mr *mr, u64 va, u32 len)
+{
+	u64 start = mr->type == SROCE_MR_FAST ? mr->ibmr.iova : mr->iova;
+	u64 length = mr->type == SROCE_MR_FAST ? mr->ibmr.length : mr->length;
+
+	if (mr->type == SROCE_MR_DMA)
+		return true;
+	return va >= start && len <= length && va - start <= length - len;
+}
+
+/*
+ * Copy @len bytes between @buf and the local memory described by @sge,
+ * starting @offset bytes into it (to_sge: into the SGEs). Each SGE's lkey
+ * must name a valid MR of the QP's PD that covers it, with local write
+ * access when written to.
+ */
+int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
+		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	int access = to_sge ? IB_ACCESS_LOCAL_WRITE : 0;
+	struct sroce_mr *mr;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < num_sge && len; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		n = min(len, sge[i].length - offset);
+		mr = sroce_mr_get(sdev, sge[i].lkey, qp->ibqp.pd, access);
+		if (!mr)
+			return -EFAULT;
+		if (!sroce_mr_covers(mr, sge[i].addr, sge[i].length) ||
+		    (mr->type == SROCE_MR_DMA && qp->is_user))
+			err = -EFAULT;
+		else
+			err = sroce_mr_copy(mr, sge[i].addr + offset, buf, n,
+					    to_sge);
+		sroce_mr_put(mr);
+		if (err)
+			return err;
+		buf += n;
+		len -= n;
+		offset = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/*
+ * The MR a remote access with @rkey may use for [va, va + len): same PD as
+ * the QP, the access allowed, the range inside the MR. With a reference.
+ */
+struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
+				u32 len, int access)
+{
+	struct sroce_mr *mr;
+
+	mr = sroce_mr_get(to_sdev(qp->ibqp.device), rkey, qp->ibqp.pd, access);
+	if (!mr)
+		return NULL;
+	if (!sroce_mr_covers(mr, va, len) ||
+	    (mr->type == SROCE_MR_DMA && qp->is_user)) {
+		sroce_mr_put(mr);
+		return NULL;
+	}
+	return mr;
+}

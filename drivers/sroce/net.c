@@ -5,14 +5,21 @@
  * namespace and closed with its last, so that a namespace without sroce
  * devices leaves the port to whoever wants it.
  */
+#include <linux/crc32.h>
+#include <linux/etherdevice.h>
 #include <linux/module.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp.h>
 #include <net/udp_tunnel.h>
 
 #include "sroce.h"
 
-#define SROCE_ROCE_V2_PORT	4791
+#define SROCE_ROCE_V2_PORT	SROCE_UDP_PORT
 
 struct sroce_net {
 	struct socket	*sock4;
@@ -23,18 +30,304 @@ struct sroce_net {
 static unsigned int sroce_net_id __read_mostly;
 static DEFINE_MUTEX(sroce_net_mutex);
 
+/*
+ * ICRC (IBA Annex A17): CRC-32 over 8 bytes of 0xff, the IP and UDP headers
+ * with their variant fields set to all ones, the BTH with its FECN/BECN
+ * byte set to all ones, and the rest of the packet up to the ICRC. The
+ * seed below is the CRC state after the eight 0xff bytes.
+ */
+#define SROCE_ICRC_SEED		0xdebb20e3
+
+static __le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
+			 unsigned int iblen)
+{
+	u8 hdr[sizeof(struct iphdr) + 40 + sizeof(struct udphdr)];
+	struct sroce_bth bth;
+	struct udphdr *uh;
+	u32 crc;
+
+	memcpy(hdr, iph, iplen + sizeof(struct udphdr));
+	if (iplen == sizeof(struct ipv6hdr) &&
+	    ((const struct ipv6hdr *)iph)->version == 6) {
+		struct ipv6hdr *h = (struct ipv6hdr *)hdr;
+
+		/* traffic class and flow label */
+		h->priority = 0xf;
+		h->flow_lbl[0] = 0xff;
+		h->flow_lbl[1] = 0xff;
+		h->flow_lbl[2] = 0xff;
+		h->hop_limit = 0xff;
+	} else {
+		struct iphdr *h = (struct iphdr *)hdr;
+
+		h->tos = 0xff;
+		h->ttl = 0xff;
+		h->check = (__force __sum16)0xffff;
+	}
+	uh = (struct udphdr *)(hdr + iplen);
+	uh->check = (__force __sum16)0xffff;
+
+	memcpy(&bth, ib, sizeof(bth));
+	bth.qpn |= cpu_to_be32(0xff000000);
+
+	crc = crc32_le(SROCE_ICRC_SEED, hdr, iplen + sizeof(struct udphdr));
+	crc = crc32_le(crc, (u8 *)&bth, sizeof(bth));
+	crc = crc32_le(crc, ib + sizeof(bth), iblen - sizeof(bth));
+	return cpu_to_le32(~crc);
+}
+
+static bool sroce_av_ipv6(const struct sroce_av *av)
+{
+	return av->network_type == RDMA_NETWORK_IPV6;
+}
+
+/*
+ * A packet with room for @iblen bytes of transport (BTH to pad) and the
+ * ICRC; skb->data points at where the BTH goes.
+ */
+struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
+				const struct sroce_av *av, unsigned int iblen)
+{
+	unsigned int room = LL_RESERVED_SPACE(sdev->ndev) +
+			    sizeof(struct udphdr) +
+			    (sroce_av_ipv6(av) ? sizeof(struct ipv6hdr) :
+						 sizeof(struct iphdr));
+	struct sk_buff *skb;
+
+	skb = alloc_skb(room + iblen + SROCE_ICRC_SIZE,
+			GFP_KERNEL | __GFP_NOWARN);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, room);
+	skb_put(skb, iblen + SROCE_ICRC_SIZE);
+	return skb;
+}
+
+static int sroce_route4(struct net *net, struct sroce_dev *sdev,
+			const struct sroce_av *av, struct sk_buff *skb)
+{
+	struct flowi4 fl = {
+		.flowi4_oif = sdev->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = av->daddr.in4.sin_addr.s_addr,
+		.saddr = av->saddr.in4.sin_addr.s_addr,
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	skb_dst_set(skb, &rt->dst);
+	return 0;
+}
+
+static int sroce_route6(struct net *net, struct sroce_dev *sdev,
+			const struct sroce_av *av, struct sk_buff *skb)
+{
+	struct flowi6 fl = {
+		.flowi6_oif = sdev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr.in6.sin6_addr,
+		.saddr = av->saddr.in6.sin6_addr,
+	};
+	struct dst_entry *dst;
+	struct sock *sk = sdev->sn && sdev->sn->sock6 ? sdev->sn->sock6->sk : NULL;
+
+	if (!sk)
+		return -EAFNOSUPPORT;
+	dst = ip6_dst_lookup_flow(dev_net(sdev->ndev), sk, &fl, NULL);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	skb_dst_set(skb, dst);
+	return 0;
+}
+
+/*
+ * Add UDP and IP headers and the ICRC to a packet built by
+ * sroce_skb_alloc(), and send it through the netdev, or straight to our
+ * own receive path when it is addressed to this device. Consumes @skb.
+ */
+int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+	       struct sk_buff *skb)
+{
+	struct net_device *ndev = sdev->ndev;
+	struct net *net = dev_net(ndev);
+	bool v6 = sroce_av_ipv6(av);
+	unsigned int iblen = skb->len - SROCE_ICRC_SIZE;
+	bool loop = ether_addr_equal(av->dmac, ndev->dev_addr);
+	struct udphdr *uh;
+	__le32 icrc;
+	int err;
+
+	skb->dev = ndev;
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+
+	if (v6) {
+		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
+
+		skb_reset_network_header(skb);
+		ip6_flow_hdr(ip6, av->traffic_class, 0);
+		ip6->payload_len = htons(skb->len - sizeof(*ip6));
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = av->hop_limit ?: 64;
+		ip6->saddr = av->saddr.in6.sin6_addr;
+		ip6->daddr = av->daddr.in6.sin6_addr;
+		skb->protocol = htons(ETH_P_IPV6);
+	} else {
+		struct iphdr *iph = skb_push(skb, sizeof(*iph));
+
+		skb_reset_network_header(skb);
+		iph->version = 4;
+		iph->ihl = sizeof(*iph) / 4;
+		iph->tos = av->traffic_class;
+		iph->tot_len = htons(skb->len);
+		iph->id = 0;	/* what ip_select_ident() gives DF packets */
+		iph->frag_off = htons(IP_DF);
+		iph->ttl = av->hop_limit ?: 64;
+		iph->protocol = IPPROTO_UDP;
+		iph->saddr = av->saddr.in4.sin_addr.s_addr;
+		iph->daddr = av->daddr.in4.sin_addr.s_addr;
+		iph->check = 0;
+		skb->protocol = htons(ETH_P_IP);
+	}
+
+	icrc = sroce_icrc(skb_network_header(skb),
+			  skb_transport_offset(skb) - skb_network_offset(skb),
+			  skb_transport_header(skb) + sizeof(*uh), iblen);
+	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
+
+	sroce_count(sdev, SROCE_CNT_SENT_PKTS);
+	atomic64_add(iblen, &sdev->stats[SROCE_CNT_SENT_BYTES]);
+
+	if (loop) {
+		/* Addressed to ourselves: no route, no qdisc, no wire. */
+		skb->pkt_type = PACKET_HOST;
+		skb_pull(skb, skb_transport_offset(skb));
+		local_bh_disable();
+		sroce_rcv(sdev, skb);
+		local_bh_enable();
+		return 0;
+	}
+
+	err = v6 ? sroce_route6(net, sdev, av, skb) :
+		   sroce_route4(net, sdev, av, skb);
+	if (err) {
+		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		kfree_skb(skb);
+		return err;
+	}
+
+	if (v6) {
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+		err = ip6_local_out(net, sdev->sn->sock6->sk, skb);
+	} else {
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+		err = ip_local_out(net, sdev->sn->sock4->sk, skb);
+	}
+	if (unlikely(net_xmit_eval(err))) {
+		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev;
 
 	sdev = sroce_dev_get_by_netdev(skb->dev);
-	if (sdev) {
-		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
-		ib_device_put(&sdev->ibdev);
+	if (!sdev) {
+		kfree_skb(skb);
+		return 0;
 	}
-	/* The transport is not there yet: consume and drop. */
-	kfree_skb(skb);
+	if (skb_linearize(skb)) {
+		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+		kfree_skb(skb);
+	} else {
+		/* skb->data is at the UDP header. */
+		sroce_rcv(sdev, skb);
+	}
+	ib_device_put(&sdev->ibdev);
 	return 0;
+}
+
+/*
+ * Receive one packet, skb->data at its UDP header (linear), in softirq or
+ * with BHs off: check it, find its QP and queue it there. Consumes @skb.
+ */
+void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	const struct sroce_opcode_info *info;
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct udphdr *uh = udp_hdr(skb);
+	struct sroce_bth *bth;
+	unsigned int len, iplen;
+	__le32 icrc;
+	u8 op;
+
+	len = ntohs(uh->len);
+	if (len < sizeof(*uh) + sizeof(*bth) + SROCE_ICRC_SIZE ||
+	    len > skb->len)
+		goto drop;
+	if (pskb_trim(skb, len))
+		goto drop;
+	__skb_pull(skb, sizeof(*uh));
+	len = skb->len - SROCE_ICRC_SIZE;
+
+	bth = sroce_bth(skb);
+	op = bth->opcode;
+	info = &sroce_opcodes[op & 0x1f];
+	if ((op & 0xe0) != SROCE_OP_RC && (op & 0xe0) != SROCE_OP_UC &&
+	    (op & 0xe0) != SROCE_OP_UD)
+		goto drop;
+	if (!info->flags || (bth->flags & SROCE_BTH_TVER_MASK))
+		goto drop;
+	if ((op & 0xe0) == SROCE_OP_UC && !(info->flags & SROCE_F_UC_OK))
+		goto drop;
+	if ((op & 0xe0) == SROCE_OP_UD && !(info->flags & SROCE_F_UD_OK))
+		goto drop;
+
+	pkt->opcode = op;
+	pkt->flags = info->flags;
+	pkt->hdr_len = info->hdr_len;
+	if ((op & 0xe0) == SROCE_OP_UD)
+		pkt->hdr_len += sizeof(struct sroce_deth);
+	pkt->pad = (bth->flags & SROCE_BTH_PAD_MASK) >> SROCE_BTH_PAD_SHIFT;
+	if (len < pkt->hdr_len + pkt->pad)
+		goto drop;
+	pkt->paylen = len - pkt->hdr_len - pkt->pad;
+	if (!(info->flags & SROCE_F_PAYLOAD) && pkt->paylen)
+		goto drop;
+	pkt->psn = be32_to_cpu(bth->apsn) & SROCE_PSN_MASK;
+	pkt->ackreq = !!(be32_to_cpu(bth->apsn) & SROCE_BTH_ACKREQ);
+	pkt->se = !!(bth->flags & SROCE_BTH_SE);
+
+	iplen = skb_transport_offset(skb) - skb_network_offset(skb);
+	if (iplen != sizeof(struct iphdr) && iplen != sizeof(struct ipv6hdr)) {
+		/* IPv4 options or IPv6 extension headers: not RoCEv2. */
+		goto drop;
+	}
+	memcpy(&icrc, skb->data + len, sizeof(icrc));
+	if (icrc != sroce_icrc(skb_network_header(skb), iplen, skb->data, len)) {
+		sroce_count(sdev, SROCE_CNT_RCVD_ICRC_ERR);
+		kfree_skb(skb);
+		return;
+	}
+	__skb_trim(skb, len);
+
+	sroce_count(sdev, SROCE_CNT_RCVD_PKTS);
+	atomic64_add(len, &sdev->stats[SROCE_CNT_RCVD_BYTES]);
+	sroce_qp_rcv(sdev, skb);
+	return;
+
+drop:
+	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+	kfree_skb(skb);
 }
 
 static struct socket *sroce_sock_open(struct net *net, bool ipv6)

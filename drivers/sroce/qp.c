@@ -91,6 +91,109 @@ static int sroce_qp_init_queues(struct sroce_qp *qp,
 	return 0;
 }
 
+static struct workqueue_struct *sroce_wq;
+
+int sroce_wq_init(void)
+{
+	/* Unbound: the two ends of a connection run on different CPUs. */
+	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return sroce_wq ? 0 : -ENOMEM;
+}
+
+void sroce_wq_exit(void)
+{
+	destroy_workqueue(sroce_wq);
+}
+
+void sroce_qp_sched(struct sroce_qp *qp)
+{
+	if (!READ_ONCE(qp->dying))
+		queue_work(sroce_wq, &qp->work);
+}
+
+/* Find QP @qpn and take a reference; BHs off or in softirq. */
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	xa_lock(&sdev->qp_xa);
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock(&sdev->qp_xa);
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+static void sroce_qp_flush(struct sroce_qp *qp);
+
+/*
+ * The QP's work: completer, responder and requester in turn until there
+ * is nothing left to do or the budget is spent (then it requeues itself so
+ * other QPs get their turn).
+ */
+static void sroce_qp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+	int budget = 256;
+	bool progress;
+
+	mutex_lock(&qp->lock);
+	if (qp->state == IB_QPS_ERR) {
+		sroce_qp_flush(qp);
+		goto out;
+	}
+	do {
+		progress = sroce_completer(qp, &budget);
+		progress |= sroce_responder(qp, &budget);
+		progress |= sroce_requester(qp, &budget);
+		if (qp->state == IB_QPS_ERR) {
+			sroce_qp_flush(qp);
+			goto out;
+		}
+	} while (progress && budget > 0);
+	if (budget <= 0)
+		sroce_qp_sched(qp);
+out:
+	mutex_unlock(&qp->lock);
+}
+
+/* Move to ERROR from the QP's own work (lock held). */
+void sroce_qp_error(struct sroce_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	qp->attr.qp_state = IB_QPS_ERR;
+}
+
+static int sroce_qp_alloc_state(struct sroce_qp *qp,
+				struct ib_qp_init_attr *init)
+{
+	size_t rq_slot;
+
+	qp->sq_copy = kvzalloc((size_t)(qp->sq.index_mask + 1) <<
+			       qp->sq.log2_elem_size, GFP_KERNEL);
+	rq_slot = sizeof(struct sroce_recv_wqe) + sizeof(struct sroce_sge) *
+		  (init->srq ? to_ssrq(init->srq)->max_sge : qp->rq_max_sge);
+	qp->resp.wqe = kzalloc(rq_slot, GFP_KERNEL);
+	qp->resp.res = kcalloc(SROCE_MAX_QP_RD_ATOM, sizeof(*qp->resp.res),
+			       GFP_KERNEL);
+	if (!qp->sq_copy || !qp->resp.wqe || !qp->resp.res)
+		return -ENOMEM;
+	return 0;
+}
+
+static void sroce_qp_free_state(struct sroce_qp *qp)
+{
+	kvfree(qp->sq_copy);
+	kfree(qp->resp.wqe);
+	kfree(qp->resp.res);
+}
+
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
@@ -112,17 +215,27 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
-	mutex_init(&qp->state_mutex);
+	mutex_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	INIT_WORK(&qp->work, sroce_qp_work);
+	skb_queue_head_init(&qp->req_pkts);
+	skb_queue_head_init(&qp->resp_pkts);
+	sroce_comp_timers_init(qp);
 
 	err = sroce_qp_init_queues(qp, init);
 	if (err)
 		return err;
+	err = sroce_qp_alloc_state(qp, init);
+	if (err)
+		goto err_queues;
 
-	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
-			      XA_LIMIT(SROCE_QPN_MIN,
-				       SROCE_QPN_MIN + sdev->attr.max_qp - 1),
-			      &sdev->qp_next, GFP_KERNEL);
+	/* The receive path looks QPs up in softirq: BH-safe lock. */
+	err = xa_alloc_cyclic_bh(&sdev->qp_xa, &qpn, qp,
+				 XA_LIMIT(SROCE_QPN_MIN,
+					  SROCE_QPN_MIN + sdev->attr.max_qp - 1),
+				 &sdev->qp_next, GFP_KERNEL);
 	if (err < 0) {
 		err = err == -EBUSY ? -ENOMEM : err;
 		goto err_queues;
@@ -146,13 +259,15 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	qp->attr.qp_state = IB_QPS_RESET;
 	qp->attr.path_mtu = IB_MTU_1024;
+	qp->mtu = 1024;
 	qp->attr.port_num = SROCE_PORT;
 	qp->attr.cap = init->cap;
 	return 0;
 
 err_xa:
-	xa_erase(&sdev->qp_xa, qpn);
+	xa_erase_bh(&sdev->qp_xa, qpn);
 err_queues:
+	sroce_qp_free_state(qp);
 	sroce_queue_cleanup(&qp->sq);
 	sroce_queue_cleanup(&qp->rq);
 	return err;
@@ -212,10 +327,11 @@ static int sroce_qp_check_attr(struct sroce_dev *sdev, struct sroce_qp *qp,
 }
 
 /*
- * In the ERROR state every posted work request completes with
- * IB_WC_WR_FLUSH_ERR, in order; the receive queue only if the QP owns it.
- * Called with state_mutex held. Only wr_id is taken from the (untrusted)
- * slot.
+ * In the ERROR state every outstanding work request completes with
+ * IB_WC_WR_FLUSH_ERR, in order: the send WQEs from the oldest not yet
+ * completed, and the receive WQEs (the one the responder holds first) if
+ * the QP owns its receive queue. Lock held. Of WQEs not yet copied only
+ * wr_id is read from the (untrusted) ring.
  */
 static void sroce_qp_flush(struct sroce_qp *qp)
 {
@@ -228,22 +344,49 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 	struct sroce_recv_wqe *rwqe;
 	u32 budget;
 
+	skb_queue_purge(&qp->req_pkts);
+	skb_queue_purge(&qp->resp_pkts);
+	qp->comp.rnr_wait = false;
+
 	/* Bounded: a hostile producer index cannot keep us here. */
 	budget = sroce_queue_size(&qp->sq);
 	while (budget-- && (swqe = sroce_queue_head(&qp->sq))) {
-		wc.wr_id = READ_ONCE(swqe->wr.wr_id);
+		if (qp->sq.index == qp->req.fetched) {
+			wc.wr_id = READ_ONCE(swqe->wr.wr_id);
+			qp->req.fetched = (qp->req.fetched + 1) &
+					  qp->sq.index_mask;
+		} else {
+			wc.wr_id = sroce_sq_copy(qp, qp->sq.index)->wr.wr_id;
+		}
 		wc.opcode = IB_WC_SEND;
 		sroce_queue_advance(&qp->sq);
 		if (sroce_cq_post(to_scq(qp->ibqp.send_cq), &wc, false))
 			break;
 	}
+	qp->req.wqe_index = qp->sq.index;
+	qp->req.fetched = qp->sq.index;
+	qp->req.offset = 0;
+	qp->req.rd_atomic = 0;
 
-	if (qp->ibqp.srq)
+	if (qp->ibqp.srq) {
+		if (qp->resp.has_wqe) {
+			rwqe = (struct sroce_recv_wqe *)qp->resp.wqe;
+			wc.wr_id = rwqe->wr_id;
+			wc.opcode = IB_WC_RECV;
+			qp->resp.has_wqe = false;
+			sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc, false);
+		}
 		return;
+	}
+	wc.opcode = IB_WC_RECV;
+	if (qp->resp.has_wqe) {
+		wc.wr_id = ((struct sroce_recv_wqe *)qp->resp.wqe)->wr_id;
+		qp->resp.has_wqe = false;
+		sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc, false);
+	}
 	budget = sroce_queue_size(&qp->rq);
 	while (budget-- && (rwqe = sroce_queue_head(&qp->rq))) {
 		wc.wr_id = READ_ONCE(rwqe->wr_id);
-		wc.opcode = IB_WC_RECV;
 		sroce_queue_advance(&qp->rq);
 		if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc, false))
 			break;
@@ -253,12 +396,17 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 /* Drop what is posted: RESET empties the work queues. */
 static void sroce_qp_reset_queues(struct sroce_qp *qp)
 {
+	skb_queue_purge(&qp->req_pkts);
+	skb_queue_purge(&qp->resp_pkts);
 	qp->sq.index = sroce_queue_peer_index(&qp->sq);
 	sroce_queue_publish(&qp->sq);
 	if (!qp->ibqp.srq) {
 		qp->rq.index = sroce_queue_peer_index(&qp->rq);
 		sroce_queue_publish(&qp->rq);
 	}
+	qp->req.fetched = qp->sq.index;
+	sroce_req_reset(qp);
+	sroce_resp_reset(qp);
 }
 
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -275,7 +423,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (!sroce_udata_in_empty(udata))
 		return -EINVAL;
 
-	mutex_lock(&qp->state_mutex);
+	mutex_lock(&qp->lock);
 	cur = qp->state;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
 		err = -EINVAL;
@@ -329,14 +477,23 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 						  ibqp->qp_num,
 						  qp->attr.dest_qp_num);
 
+	if (mask & IB_QP_PATH_MTU)
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+
 	if (new == IB_QPS_RESET && cur != IB_QPS_RESET)
 		sroce_qp_reset_queues(qp);
+	if (new == IB_QPS_RTR && cur == IB_QPS_INIT)
+		sroce_resp_reset(qp);
+	if (new == IB_QPS_RTS && cur == IB_QPS_RTR)
+		sroce_req_reset(qp);
 	WRITE_ONCE(qp->state, new);
 	qp->attr.qp_state = new;
 	if (new == IB_QPS_ERR)
 		sroce_qp_flush(qp);
+	else if (new == IB_QPS_RTS)
+		sroce_qp_sched(qp);	/* WQEs may be waiting */
 out:
-	mutex_unlock(&qp->state_mutex);
+	mutex_unlock(&qp->lock);
 	return err;
 }
 
@@ -345,7 +502,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	mutex_lock(&qp->state_mutex);
+	mutex_lock(&qp->lock);
 	*attr = qp->attr;
 	attr->cur_qp_state = qp->state;
 	memset(&attr->ah_attr, 0, sizeof(attr->ah_attr));
@@ -357,7 +514,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 				qp->av.hop_limit, qp->av.traffic_class);
 		memcpy(attr->ah_attr.roce.dmac, qp->av.dmac, ETH_ALEN);
 	}
-	mutex_unlock(&qp->state_mutex);
+	mutex_unlock(&qp->lock);
 
 	attr->cap.max_send_wr = sroce_queue_size(&qp->sq);
 	attr->cap.max_send_sge = qp->sq_max_sge;
@@ -382,10 +539,25 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	xa_erase(&to_sdev(ibqp->device)->qp_xa, ibqp->qp_num);
+	/* No new lookups; wait for the receive path to let go. */
+	xa_erase_bh(&to_sdev(ibqp->device)->qp_xa, ibqp->qp_num);
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	/* Nothing can schedule the work now but its timers and itself. */
+	WRITE_ONCE(qp->dying, true);
+	timer_delete_sync(&qp->comp.retrans_timer);
+	timer_delete_sync(&qp->comp.rnr_timer);
+	cancel_work_sync(&qp->work);
+	timer_delete_sync(&qp->comp.retrans_timer);
+	timer_delete_sync(&qp->comp.rnr_timer);
+
+	skb_queue_purge(&qp->req_pkts);
+	skb_queue_purge(&qp->resp_pkts);
+	sroce_qp_free_state(qp);
 	sroce_queue_cleanup(&qp->sq);
 	sroce_queue_cleanup(&qp->rq);
-	mutex_destroy(&qp->state_mutex);
+	mutex_destroy(&qp->lock);
 	return 0;
 }
 
@@ -412,12 +584,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR)
 		return -EINVAL;
-	if (state == IB_QPS_ERR) {
-		mutex_lock(&qp->state_mutex);
-		if (qp->state == IB_QPS_ERR)
-			sroce_qp_flush(qp);
-		mutex_unlock(&qp->state_mutex);
-	}
+	/* The work sends, or in ERROR flushes, what was posted. */
+	sroce_qp_sched(qp);
 	return 0;
 }
 

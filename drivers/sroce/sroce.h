@@ -18,6 +18,7 @@
 #include "counters.h"
 #include "params.h"
 #include "queue.h"
+#include "pkt.h"
 
 struct sroce_net;
 
@@ -124,6 +125,25 @@ struct sroce_srq {
 	bool			is_user;
 };
 
+/* A responder resource: an RDMA READ or atomic kept for replay. */
+struct sroce_res {
+	bool		valid;
+	bool		atomic;
+	u32		first_psn;
+	u32		last_psn;
+	u64		va;
+	u32		rkey;
+	u32		length;
+	u64		orig;		/* atomic: the value returned */
+};
+
+/* Send WQE states, kept in the kernel's copy of the WQE (wqe->state). */
+enum sroce_wqe_state {
+	SROCE_WQE_POSTED,	/* copied, to be sent */
+	SROCE_WQE_SENT,		/* all sent; waiting for the ACK/response */
+	SROCE_WQE_DONE,		/* finished: complete when at the head */
+};
+
 struct sroce_qp {
 	struct ib_qp		ibqp;
 	struct sroce_queue	sq;
@@ -136,13 +156,69 @@ struct sroce_qp {
 	bool			is_user;
 	bool			sq_sig_all;
 
-	/* Serialises modify/query; the state is read locklessly too. */
-	struct mutex		state_mutex;
-	enum ib_qp_state	state;
+	/*
+	 * The QP's work (requester, completer, responder) runs in one work
+	 * item under this mutex; modify/query/destroy take it too.
+	 */
+	struct mutex		lock;
+	enum ib_qp_state	state;		/* also read locklessly */
 	struct ib_qp_attr	attr;		/* what query_qp reports */
 	struct sroce_av		av;
 	u16			src_port;
+	u32			mtu;		/* path MTU in bytes */
+
+	refcount_t		ref;		/* receive path lookups + 1 */
+	struct completion	released;
+	struct work_struct	work;
+	bool			dying;
+	struct sk_buff_head	req_pkts;	/* requests for our responder */
+	struct sk_buff_head	resp_pkts;	/* responses for our completer */
+
+	/*
+	 * The kernel's copy of each send WQE, taken once from the ring and
+	 * validated; the ring slot is never read again. Same geometry.
+	 */
+	u8			*sq_copy;
+
+	struct {
+		u32	fetched;	/* next ring index to copy */
+		u32	wqe_index;	/* next WQE to send (or resume) */
+		u32	psn;		/* next PSN */
+		u32	offset;		/* bytes of that WQE already sent */
+		u32	noack;		/* packets since the last AckReq */
+		u32	rd_atomic;	/* reads/atomics outstanding */
+		bool	need_retry;
+	} req;
+
+	struct {
+		u32	psn;		/* oldest PSN not acknowledged */
+		u8	retry_left;
+		u8	rnr_left;
+		bool	timed_out;
+		bool	rnr_wait;
+		struct timer_list retrans_timer;
+		struct timer_list rnr_timer;
+	} comp;
+
+	struct {
+		u32	psn;		/* expected */
+		u32	msn;
+		bool	nak_sent;
+		u32	prev_flags;	/* op of an unfinished message, or 0 */
+		bool	has_wqe;
+		u8	*wqe;		/* copy of the receive WQE in use */
+		u32	offset;		/* bytes placed into it */
+		u32	length;		/* its buffer size */
+		u64	va;		/* WRITE in progress */
+		u32	rkey;
+		u32	resid;
+		u32	write_len;
+		struct sroce_res *res;
+		u32	res_next;
+		bool	drop_msg;	/* UC: drop until the next first */
+	} resp;
 };
+
 
 enum sroce_mr_type {
 	SROCE_MR_DMA,		/* all of kernel memory */
@@ -242,6 +318,45 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);
 int sroce_dev_register(struct sroce_dev *sdev, const char *name);
 void sroce_port_update(struct sroce_dev *sdev, bool notify);
+
+/* net.c: packets */
+struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
+				const struct sroce_av *av, unsigned int iblen);
+int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+	       struct sk_buff *skb);
+void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
+
+/* recv.c */
+void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
+
+/* req.c, comp.c, resp.c: the QP's work */
+bool sroce_requester(struct sroce_qp *qp, int *budget);
+bool sroce_completer(struct sroce_qp *qp, int *budget);
+bool sroce_responder(struct sroce_qp *qp, int *budget);
+void sroce_comp_timers_init(struct sroce_qp *qp);
+void sroce_comp_arm(struct sroce_qp *qp);
+void sroce_req_reset(struct sroce_qp *qp);
+void sroce_resp_reset(struct sroce_qp *qp);
+void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			     enum ib_wc_status status);
+struct sroce_send_wqe *sroce_sq_copy(struct sroce_qp *qp, u32 index);
+int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
+
+/* qp.c */
+void sroce_qp_sched(struct sroce_qp *qp);
+void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_put(struct sroce_qp *qp);
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
+int sroce_wq_init(void);
+void sroce_wq_exit(void);
+
+/* mr.c: data movement */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  bool to_mr);
+int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
+		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
+struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
+				u32 len, int access);
 
 /* verbs.c: PD, AH, address vectors */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The completer: matches ACKs, NAKs, read responses and atomic ACKs to the
+ * oldest outstanding send WQEs, places read and atomic results, completes
+ * WQEs in order, and drives retransmission (local ACK timeout, PSN sequence
+ * NAK) and RNR waits.
+ */
+#include "sroce.h"
+
+/* RNR NAK timer codes (IBA Table 45), in microseconds. */
+static const u32 sroce_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static void sroce_retrans_timeout(struct timer_list *t)
+{
+	struct sroce_qp *qp = timer_container_of(qp, t, comp.retrans_timer);
+
+	WRITE_ONCE(qp->comp.timed_out, true);
+	sroce_qp_sched(qp);
+}
+
+static void sroce_rnr_timeout(struct timer_list *t)
+{
+	struct sroce_qp *qp = timer_container_of(qp, t, comp.rnr_timer);
+
+	WRITE_ONCE(qp->comp.rnr_wait, false);
+	sroce_qp_sched(qp);
+}
+
+void sroce_comp_timers_init(struct sroce_qp *qp)
+{
+	timer_setup(&qp->comp.retrans_timer, sroce_retrans_timeout, 0);
+	timer_setup(&qp->comp.rnr_timer, sroce_rnr_timeout, 0);
+}
+
+/* Local ACK timeout: 4.096 us * 2^timeout; 0 disables it. */
+static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
+{
+	u8 t = qp->attr.timeout;
+
+	if (!t)
+		return 0;
+	return max_t(unsigned long, nsecs_to_jiffies(4096ULL << t), 1);
+}
+
+/* Start the ACK timer if packets are outstanding and it is not running. */
+void sroce_comp_arm(struct sroce_qp *qp)
+{
+	unsigned long t = sroce_ack_timeout(qp);
+
+	if (t && !timer_pending(&qp->comp.retrans_timer) && !qp->dying)
+		mod_timer(&qp->comp.retrans_timer, jiffies + t);
+}
+
+/* Progress was made: restart the timer, or stop it when all is acked. */
+static void sroce_comp_rearm(struct sroce_qp *qp)
+{
+	unsigned long t = sroce_ack_timeout(qp);
+
+	if (qp->comp.psn == qp->req.psn || !t)
+		timer_delete(&qp->comp.retrans_timer);
+	else if (!qp->dying)
+		mod_timer(&qp->comp.retrans_timer, jiffies + t);
+}
+
+static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/*
+ * Complete the WQE at the head of the send queue: release its slot, post
+ * a completion if it was signaled or failed. A failure puts the QP in the
+ * error state, which flushes the rest.
+ */
+void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			     enum ib_wc_status status)
+{
+	struct ib_wc wc = {
+		.wr_id = wqe->wr.wr_id,
+		.status = status,
+		.qp = &qp->ibqp,
+		.port_num = SROCE_PORT,
+	};
+	bool sig = qp->sq_sig_all || (wqe->wr.send_flags & IB_SEND_SIGNALED);
+
+	if (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC))
+		qp->req.rd_atomic -= !!qp->req.rd_atomic;
+	if (qp->req.wqe_index == qp->sq.index) {
+		/* Completed before the requester moved past it (errors). */
+		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+		qp->req.offset = 0;
+	}
+	sroce_queue_advance(&qp->sq);
+
+	if (status == IB_WC_SUCCESS) {
+		wc.opcode = sroce_wc_opcode(wqe->wr.opcode);
+		wc.byte_len = wqe->dma.length;
+		if (wqe->wr.opcode == IB_WR_SEND_WITH_IMM ||
+		    wqe->wr.opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+			wc.wc_flags = IB_WC_WITH_IMM;
+	} else {
+		wc.opcode = sroce_wc_opcode(wqe->wr.opcode);
+		sig = true;
+	}
+	if (sig)
+		sroce_cq_post(to_scq(qp->ibqp.send_cq), &wc, false);
+	if (status != IB_WC_SUCCESS)
+		sroce_qp_error(qp);
+}
+
+/* The oldest WQE not completed, or NULL. Only fetched WQEs count. */
+static struct sroce_send_wqe *sroce_comp_head(struct sroce_qp *qp)
+{
+	if (qp->sq.index == qp->req.fetched)
+		return NULL;
+	return sroce_sq_copy(qp, qp->sq.index);
+}
+
+/* Complete WQEs that need no response: finished, failed, or acked by @psn. */
+static bool sroce_comp_done(struct sroce_qp *qp, bool have_psn, u32 psn)
+{
+	struct sroce_send_wqe *wqe;
+	bool progress = false;
+
+	while ((wqe = sroce_comp_head(qp))) {
+		if (wqe->state == SROCE_WQE_DONE) {
+			sroce_send_wqe_complete(qp, wqe, wqe->status);
+		} else if (have_psn && wqe->state == SROCE_WQE_SENT &&
+			   !(wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+			   sroce_psn_cmp(wqe->last_psn, psn) <= 0) {
+			sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
+		} else {
+			break;
+		}
+		progress = true;
+		if (qp->state == IB_QPS_ERR)
+			break;
+	}
+	return progress;
+}
+
+/* Move the acknowledged point forward to just after @psn. */
+static void sroce_comp_ack_to(struct sroce_qp *qp, u32 psn)
+{
+	u32 next = sroce_psn_add(psn, 1);
+
+	if (sroce_psn_cmp(next, qp->comp.psn) > 0 &&
+	    sroce_psn_cmp(next, qp->req.psn) <= 0) {
+		qp->comp.psn = next;
+		qp->comp.retry_left = qp->attr.retry_cnt;
+		qp->comp.rnr_left = qp->attr.rnr_retry;
+	}
+}
+
+static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_send_wqe *wqe = sroce_comp_head(qp);
+
+	if (!wqe)
+		return;
+	if (!qp->comp.retry_left) {
+		sroce_count(sdev, SROCE_CNT_RETRY_EXCEEDED);
+		sroce_send_wqe_complete(qp, wqe, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	if (timeout)
+		sroce_count(sdev, SROCE_CNT_COMP_RETRY);
+	sroce_count(sdev, SROCE_CNT_RETRANSMITS);
+	qp->req.need_retry = true;
+}
+
+static enum ib_wc_status sroce_nak_status(u8 code)
+{
+	switch (code) {
+	case SROCE_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SROCE_NAK_REMOTE_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_aeth *aeth = sroce_ext(skb, 0);
+	u8 syn = be32_to_cpu(aeth->smsn) >> 24;
+	struct sroce_send_wqe *wqe;
+
+	switch (syn & SROCE_AETH_TYPE_MASK) {
+	case SROCE_AETH_ACK:
+		sroce_comp_done(qp, true, psn);
+		wqe = sroce_comp_head(qp);
+		/*
+		 * An ACK past a read or atomic we have no answer for: its
+		 * response was lost; ask again.
+		 */
+		if (wqe && wqe->state == SROCE_WQE_SENT &&
+		    (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+		    sroce_psn_cmp(wqe->last_psn, psn) < 0) {
+			sroce_comp_ack_to(qp, sroce_psn_add(wqe->first_psn, -1));
+			sroce_comp_retry(qp, false);
+			return;
+		}
+		sroce_comp_ack_to(qp, psn);
+		break;
+	case SROCE_AETH_RNR_NAK:
+		sroce_count(sdev, SROCE_CNT_RCV_RNR);
+		/* Everything before the NAKed PSN is acknowledged. */
+		sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
+		sroce_comp_ack_to(qp, sroce_psn_add(psn, -1));
+		wqe = sroce_comp_head(qp);
+		if (!wqe)
+			break;
+		if (!qp->comp.rnr_left) {
+			sroce_count(sdev, SROCE_CNT_RNR_RETRY_EXCEEDED);
+			sroce_send_wqe_complete(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		if (qp->comp.rnr_left != 7)	/* 7 means retry forever */
+			qp->comp.rnr_left--;
+		qp->req.need_retry = true;
+		qp->comp.rnr_wait = true;
+		if (!qp->dying)
+			mod_timer(&qp->comp.rnr_timer, jiffies +
+				  usecs_to_jiffies(sroce_rnr_usecs[syn & 0x1f]));
+		break;
+	case SROCE_AETH_NAK:
+		if ((syn & 0x1f) == SROCE_NAK_PSN_SEQ) {
+			sroce_count(sdev, SROCE_CNT_RCV_SEQ_ERR);
+			sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
+			sroce_comp_ack_to(qp, sroce_psn_add(psn, -1));
+			sroce_comp_retry(qp, false);
+			break;
+		}
+		sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
+		wqe = sroce_comp_head(qp);
+		if (wqe)
+			sroce_send_wqe_complete(qp, wqe,
+						sroce_nak_status(syn & 0x1f));
+		return;
+	default:
+		return;
+	}
+}
+
+/* A read response or atomic ACK for the WQE at the head. */
+static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_send_wqe *wqe;
+	u32 off;
+
+	/* Earlier sends and writes are acknowledged by this response. */
+	sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
+	wqe = sroce_comp_head(qp);
+	if (!wqe || wqe->state != SROCE_WQE_SENT ||
+	    sroce_psn_cmp(psn, wqe->first_psn) < 0 ||
+	    sroce_psn_cmp(psn, wqe->last_psn) > 0)
+		return;	/* stale or unexpected: ignore */
+	if (psn != qp->comp.psn) {
+		/* A response is missing: ask again from the gap. */
+		sroce_comp_retry(qp, false);
+		return;
+	}
+
+	if (pkt->flags & SROCE_F_ATOMIC) {
+		struct sroce_atmack *ack = sroce_ext(skb,
+						     sizeof(struct sroce_aeth));
+		u64 orig = be64_to_cpu(ack->orig);
+
+		if (!(wqe->mask & SROCE_F_ATOMIC))
+			return;
+		if (sroce_sge_copy(qp, wqe->dma.sge, 1, 0, &orig, 8, true)) {
+			sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
+			return;
+		}
+		sroce_comp_ack_to(qp, psn);
+		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
+		return;
+	}
+
+	if (!(wqe->mask & SROCE_F_READ))
+		return;
+	off = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;
+	/* Full-MTU responses but the last, which brings the exact total. */
+	if (off > wqe->dma.length ||
+	    pkt->paylen > wqe->dma.length - off ||
+	    (!(pkt->flags & SROCE_F_LAST) && pkt->paylen != qp->mtu) ||
+	    ((pkt->flags & SROCE_F_LAST) &&
+	     (psn != wqe->last_psn || off + pkt->paylen != wqe->dma.length))) {
+		sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (pkt->paylen &&
+	    sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, off,
+			   sroce_payload(skb), pkt->paylen, true)) {
+		sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	sroce_comp_ack_to(qp, psn);
+	if (pkt->flags & SROCE_F_LAST)
+		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
+}
+
+bool sroce_completer(struct sroce_qp *qp, int *budget)
+{
+	bool progress = false;
+	struct sk_buff *skb;
+	u32 psn;
+
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD &&
+	    qp->state != IB_QPS_SQE)
+		return false;
+
+	progress |= sroce_comp_done(qp, false, 0);
+	while (*budget > 0 && qp->state != IB_QPS_ERR &&
+	       (skb = skb_dequeue(&qp->resp_pkts))) {
+		struct sroce_pkt *pkt = sroce_pkt(skb);
+
+		(*budget)--;
+		progress = true;
+		psn = pkt->psn;
+		if (sroce_psn_cmp(psn, qp->req.psn) >= 0) {
+			/* A response to something never sent. */
+			kfree_skb(skb);
+			continue;
+		}
+		if (pkt->flags & (SROCE_F_READ | SROCE_F_ATOMIC))
+			sroce_comp_data(qp, skb, psn);
+		else if (pkt->flags & SROCE_F_AETH)
+			sroce_comp_aeth(qp, skb, psn);
+		kfree_skb(skb);
+		sroce_comp_rearm(qp);
+	}
+
+	if (READ_ONCE(qp->comp.timed_out) && qp->state != IB_QPS_ERR) {
+		WRITE_ONCE(qp->comp.timed_out, false);
+		/* Responses waiting to be read: no loss, just slowness. */
+		if (!skb_queue_empty(&qp->resp_pkts))
+			sroce_comp_arm(qp);
+		else if (qp->comp.psn != qp->req.psn && sroce_comp_head(qp))
+			sroce_comp_retry(qp, true);
+		progress = true;
+	}
+	if (qp->state != IB_QPS_ERR)
+		progress |= sroce_comp_done(qp, false, 0);
+	return progress;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef SROCE_PKT_H
+#define SROCE_PKT_H
+
+#include <linux/skbuff.h>
+
+#include "wire.h"
+
+/*
+ * What the receive path learned about a packet, kept in skb->cb. skb->data
+ * points at the BTH; the ICRC has been checked and trimmed; the payload is
+ * paylen bytes at hdr_len, followed by pad bytes.
+ */
+struct sroce_pkt {
+	u32	flags;		/* sroce_opcodes[].flags */
+	u32	psn;
+	u32	paylen;
+	u16	hdr_len;	/* BTH .. payload, DETH included */
+	u8	opcode;		/* full opcode, transport bits included */
+	u8	pad;
+	bool	ackreq;
+	bool	se;
+};
+
+static_assert(sizeof(struct sroce_pkt) <= sizeof_field(struct sk_buff, cb));
+
+static inline struct sroce_pkt *sroce_pkt(struct sk_buff *skb)
+{
+	return (struct sroce_pkt *)skb->cb;
+}
+
+static inline struct sroce_bth *sroce_bth(struct sk_buff *skb)
+{
+	return (struct sroce_bth *)skb->data;
+}
+
+/* The extension headers follow the BTH in a fixed order per opcode. */
+static inline void *sroce_ext(struct sk_buff *skb, size_t off)
+{
+	return skb->data + sizeof(struct sroce_bth) + off;
+}
+
+static inline void *sroce_payload(struct sk_buff *skb)
+{
+	return skb->data + sroce_pkt(skb)->hdr_len;
+}
+
+#endif /* SROCE_PKT_H */

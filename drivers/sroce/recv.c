@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * From a checked packet to its QP: the checks that need the QP (type,
+ * state, addresses, P_Key), then the packet is queued for the QP's work.
+ * Runs in softirq (or with BHs off for loopback); touches no user memory.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include "sroce.h"
+
+/* Packets queued on one QP before the receive path drops (and counts). */
+#define SROCE_QP_RX_MAX		4096
+
+/* RC and UC packets must come from the QP's peer, to the QP's address. */
+static bool sroce_addr_match(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct sroce_av *av = &qp->av;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		return av->network_type == RDMA_NETWORK_IPV4 &&
+		       iph->saddr == av->daddr.in4.sin_addr.s_addr &&
+		       iph->daddr == av->saddr.in4.sin_addr.s_addr;
+	}
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+
+		return av->network_type == RDMA_NETWORK_IPV6 &&
+		       ipv6_addr_equal(&ip6->saddr, &av->daddr.in6.sin6_addr) &&
+		       ipv6_addr_equal(&ip6->daddr, &av->saddr.in6.sin6_addr);
+	}
+	return false;
+}
+
+void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_bth *bth = sroce_bth(skb);
+	u32 qpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
+	struct sk_buff_head *q;
+	enum ib_qp_state state;
+	struct sroce_qp *qp;
+	u8 class = pkt->opcode & 0xe0;
+
+	if (qpn < 2 || bth->pkey != SROCE_DEFAULT_PKEY_BE)
+		goto drop;
+	qp = sroce_qp_get(sdev, qpn);
+	if (!qp)
+		goto drop;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		if (class != SROCE_OP_RC)
+			goto drop_put;
+		break;
+	case IB_QPT_UC:
+		if (class != SROCE_OP_UC)
+			goto drop_put;
+		break;
+	default:
+		/* UD comes with the UD transport. */
+		goto drop_put;
+	}
+
+	state = READ_ONCE(qp->state);
+	if (pkt->flags & SROCE_F_REQ) {
+		if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
+		    state != IB_QPS_SQD && state != IB_QPS_SQE)
+			goto drop_put;
+		q = &qp->req_pkts;
+	} else {
+		if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+			goto drop_put;
+		q = &qp->resp_pkts;
+	}
+	if (!sroce_addr_match(qp, skb))
+		goto drop_put;
+	if (skb_queue_len(q) >= SROCE_QP_RX_MAX)
+		goto drop_put;
+
+	skb_queue_tail(q, skb);
+	sroce_qp_sched(qp);
+	sroce_qp_put(qp);
+	return;
+
+drop_put:
+	sroce_qp_put(qp);
+drop:
+	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+	kfree_skb(skb);
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester: turns send WQEs into request packets.
+ *
+ * Each WQE is copied out of the send ring once (sroce_req_fetch) and
+ * checked there; from then on only the kernel's copy is used, so a process
+ * rewriting its ring cannot change a WQE under way. Messages are cut into
+ * path-MTU packets; RC keeps at most SROCE_MAX_INFLIGHT PSNs unacknowledged
+ * and asks for an ACK at the end of each message and every
+ * SROCE_ACKREQ_EVERY packets.
+ */
+#include "sroce.h"
+
+#define SROCE_MAX_INFLIGHT	512
+#define SROCE_ACKREQ_EVERY	64
+
+struct sroce_send_wqe *sroce_sq_copy(struct sroce_qp *qp, u32 index)
+{
+	return (struct sroce_send_wqe *)(qp->sq_copy +
+		((size_t)(index & qp->sq.index_mask) << qp->sq.log2_elem_size));
+}
+
+/* What each work request opcode is on the wire; 0 = not valid. */
+static u32 sroce_wr_flags(u32 op, enum ib_qp_type type)
+{
+	switch (op) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return SROCE_F_SEND;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return type == IB_QPT_UD ? 0 : SROCE_F_WRITE;
+	case IB_WR_SEND_WITH_INV:
+		return type == IB_QPT_RC ? SROCE_F_SEND | SROCE_F_IETH : 0;
+	case IB_WR_RDMA_READ:
+		return type == IB_QPT_RC ? SROCE_F_READ : 0;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC ? SROCE_F_ATOMIC : 0;
+	default:
+		return 0;
+	}
+}
+
+/* Copy the next WQE out of the ring and validate it. */
+static void sroce_req_fetch(struct sroce_qp *qp)
+{
+	u32 index = qp->req.fetched;
+	struct sroce_send_wqe *wqe = sroce_sq_copy(qp, index);
+	u64 len = 0;
+	u32 i, n;
+
+	memcpy(wqe, sroce_queue_slot(&qp->sq, index),
+	       1U << qp->sq.log2_elem_size);
+	qp->req.fetched = (index + 1) & qp->sq.index_mask;
+
+	wqe->state = SROCE_WQE_POSTED;
+	wqe->status = IB_WC_SUCCESS;
+	wqe->mask = sroce_wr_flags(wqe->wr.opcode, qp->ibqp.qp_type);
+	if (!wqe->mask)
+		goto bad_op;
+	if (qp->ibqp.qp_type == IB_QPT_UD)
+		goto bad_op;	/* UD comes with the UD transport */
+
+	if ((wqe->wr.send_flags & IB_SEND_INLINE) &&
+	    (wqe->mask & (SROCE_F_SEND | SROCE_F_WRITE))) {
+		/* The provider wrote the data itself; only its length counts. */
+		if (wqe->dma.length > qp->sq_max_inline)
+			goto bad_len;
+		len = wqe->dma.length;
+		wqe->dma.num_sge = 0;
+	} else {
+		wqe->wr.send_flags &= ~IB_SEND_INLINE;
+		n = wqe->dma.num_sge;
+		if (n > qp->sq_max_sge)
+			goto bad_op;
+		/* Never trust dma.length: sum the SGEs ourselves. */
+		for (i = 0; i < n; i++)
+			len += wqe->dma.sge[i].length;
+	}
+	if (len > SROCE_MAX_MSG_SZ)
+		goto bad_len;
+	if (wqe->mask & SROCE_F_ATOMIC) {
+		/* The original value lands in the first SGE. */
+		if (!wqe->dma.num_sge || wqe->dma.sge[0].length < 8)
+			goto bad_len;
+		len = 8;
+	}
+	wqe->dma.length = len;
+	wqe->dma.resid = len;
+	return;
+
+bad_len:
+	wqe->status = IB_WC_LOC_LEN_ERR;
+	wqe->state = SROCE_WQE_DONE;
+	return;
+bad_op:
+	wqe->status = IB_WC_LOC_QP_OP_ERR;
+	wqe->state = SROCE_WQE_DONE;
+}
+
+/* Start over from the oldest unacknowledged PSN (after a timeout or NAK). */
+static void sroce_req_rewind(struct sroce_qp *qp)
+{
+	u32 i, end = qp->req.wqe_index, psn = qp->comp.psn;
+	struct sroce_send_wqe *wqe;
+	bool first = true;
+
+	qp->req.wqe_index = qp->sq.index;
+	qp->req.psn = psn;
+	qp->req.offset = 0;
+	qp->req.rd_atomic = 0;
+	qp->req.noack = 0;
+	for (i = qp->sq.index; i != end; i = (i + 1) & qp->sq.index_mask) {
+		wqe = sroce_sq_copy(qp, i);
+		if (wqe->state == SROCE_WQE_DONE)
+			continue;
+		wqe->state = SROCE_WQE_POSTED;
+		if (first && sroce_psn_cmp(psn, wqe->first_psn) > 0) {
+			/* Partly acknowledged: resume at that PSN. */
+			qp->req.offset = (psn - wqe->first_psn) &
+					 SROCE_PSN_MASK;
+			qp->req.offset *= qp->mtu;
+			qp->req.psn = psn;
+		}
+		first = false;
+	}
+	/* Skip completed local operations at the new start. */
+}
+
+void sroce_req_reset(struct sroce_qp *qp)
+{
+	qp->req.wqe_index = qp->sq.index;
+	qp->req.fetched = qp->sq.index;
+	qp->req.psn = qp->attr.sq_psn;
+	qp->req.offset = 0;
+	qp->req.noack = 0;
+	qp->req.rd_atomic = 0;
+	qp->req.need_retry = false;
+	qp->comp.psn = qp->attr.sq_psn;
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->comp.timed_out = false;
+	qp->comp.rnr_wait = false;
+}
+
+static u8 sroce_req_opcode(struct sroce_send_wqe *wqe, bool first, bool last)
+{
+	u32 op = wqe->wr.opcode;
+
+	switch (op) {
+	case IB_WR_RDMA_READ:
+		return SROCE_OP_READ_REQ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return SROCE_OP_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return SROCE_OP_FETCH_ADD;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (first && last)
+			return op == IB_WR_RDMA_WRITE ? SROCE_OP_WRITE_ONLY :
+							SROCE_OP_WRITE_ONLY_IMM;
+		if (first)
+			return SROCE_OP_WRITE_FIRST;
+		if (!last)
+			return SROCE_OP_WRITE_MIDDLE;
+		return op == IB_WR_RDMA_WRITE ? SROCE_OP_WRITE_LAST :
+						SROCE_OP_WRITE_LAST_IMM;
+	default:
+		if (first && last)
+			return op == IB_WR_SEND ? SROCE_OP_SEND_ONLY :
+			       op == IB_WR_SEND_WITH_IMM ?
+			       SROCE_OP_SEND_ONLY_IMM : SROCE_OP_SEND_ONLY_INV;
+		if (first)
+			return SROCE_OP_SEND_FIRST;
+		if (!last)
+			return SROCE_OP_SEND_MIDDLE;
+		return op == IB_WR_SEND ? SROCE_OP_SEND_LAST :
+		       op == IB_WR_SEND_WITH_IMM ?
+		       SROCE_OP_SEND_LAST_IMM : SROCE_OP_SEND_LAST_INV;
+	}
+}
+
+/* Build and send one packet of @wqe; returns the PSNs it takes, or <0. */
+static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	u32 len = wqe->dma.length, off = qp->req.offset, payload = 0, span = 1;
+	bool first = off == 0, last = true, ackreq;
+	const struct sroce_opcode_info *info;
+	u8 op, pad = 0, class;
+	struct sroce_bth *bth;
+	struct sk_buff *skb;
+	u8 *p;
+	int err;
+
+	if (wqe->mask & (SROCE_F_SEND | SROCE_F_WRITE)) {
+		payload = min(len - off, qp->mtu);
+		last = off + payload == len;
+		pad = -payload & 3;
+	} else if (wqe->mask & SROCE_F_READ) {
+		span = max_t(u32, DIV_ROUND_UP(len - off, qp->mtu), 1);
+	}
+	op = sroce_req_opcode(wqe, first, last);
+	info = &sroce_opcodes[op];
+	class = qp->ibqp.qp_type == IB_QPT_UC ? SROCE_OP_UC : SROCE_OP_RC;
+
+	skb = sroce_skb_alloc(sdev, &qp->av, info->hdr_len + payload + pad);
+	if (!skb)
+		return -ENOMEM;
+
+	ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
+		 (last || ++qp->req.noack >= SROCE_ACKREQ_EVERY);
+	if (ackreq)
+		qp->req.noack = 0;
+
+	bth = (struct sroce_bth *)skb->data;
+	bth->opcode = class | op;
+	bth->flags = pad << SROCE_BTH_PAD_SHIFT;
+	if (last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
+	    (info->flags & SROCE_F_COMP))
+		bth->flags |= SROCE_BTH_SE;
+	bth->pkey = SROCE_DEFAULT_PKEY_BE;
+	bth->qpn = cpu_to_be32(qp->attr.dest_qp_num & SROCE_QPN_MASK);
+	bth->apsn = cpu_to_be32(qp->req.psn | (ackreq ? SROCE_BTH_ACKREQ : 0));
+	p = (u8 *)(bth + 1);
+
+	if (info->flags & SROCE_F_RETH) {
+		struct sroce_reth *reth = (struct sroce_reth *)p;
+
+		reth->va = cpu_to_be64(wqe->iova + off);
+		reth->rkey = cpu_to_be32(wqe->wr.wr.rdma.rkey);
+		reth->len = cpu_to_be32(len - off);
+		p += sizeof(*reth);
+	}
+	if (info->flags & SROCE_F_ATMETH) {
+		struct sroce_atmeth *a = (struct sroce_atmeth *)p;
+
+		a->va = cpu_to_be64(wqe->wr.wr.atomic.remote_addr);
+		a->rkey = cpu_to_be32(wqe->wr.wr.atomic.rkey);
+		if (op == SROCE_OP_CMP_SWAP) {
+			a->swap_add = cpu_to_be64(wqe->wr.wr.atomic.swap);
+			a->compare = cpu_to_be64(wqe->wr.wr.atomic.compare_add);
+		} else {
+			a->swap_add = cpu_to_be64(wqe->wr.wr.atomic.compare_add);
+			a->compare = 0;
+		}
+		p += sizeof(*a);
+	}
+	if (info->flags & SROCE_F_IMM) {
+		memcpy(p, &wqe->wr.ex.imm_data, 4);
+		p += 4;
+	}
+	if (info->flags & SROCE_F_IETH) {
+		*(__be32 *)p = cpu_to_be32(wqe->wr.ex.invalidate_rkey);
+		p += 4;
+	}
+
+	if (payload) {
+		if (wqe->wr.send_flags & IB_SEND_INLINE)
+			memcpy(p, wqe->dma.inline_data + off, payload);
+		else if (sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge,
+					off, p, payload, false)) {
+			kfree_skb(skb);
+			return -EFAULT;
+		}
+	}
+	memset(p + payload, 0, pad);
+
+	err = sroce_xmit(sdev, &qp->av, qp->src_port, skb);
+	if (err && err != -EAGAIN)
+		return err;
+	/* -EAGAIN: dropped on the way out; the retry timer recovers it. */
+
+	if (first)
+		wqe->first_psn = qp->req.psn;
+	qp->req.offset += payload;
+	if (last) {
+		wqe->last_psn = sroce_psn_add(qp->req.psn, span - 1);
+		qp->req.offset = 0;
+	}
+	return span;
+}
+
+/* Send one packet (or run one local operation); false if nothing to do. */
+static bool sroce_req_step(struct sroce_qp *qp)
+{
+	struct sroce_send_wqe *wqe;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	int span;
+
+	if (qp->req.need_retry) {
+		qp->req.need_retry = false;
+		sroce_req_rewind(qp);
+	}
+	if (qp->comp.rnr_wait)
+		return false;
+
+	if (qp->req.wqe_index == qp->req.fetched) {
+		if (qp->state != IB_QPS_RTS)
+			return false;	/* SQD: no new WQE */
+		if (sroce_queue_peer_index(&qp->sq) == qp->req.fetched)
+			return false;
+		sroce_req_fetch(qp);
+	}
+	wqe = sroce_sq_copy(qp, qp->req.wqe_index);
+
+	if (wqe->state == SROCE_WQE_DONE) {
+		/* Invalid WQE, or a finished local operation. */
+		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+		return true;
+	}
+
+	if (rc && sroce_psn_cmp(qp->req.psn, sroce_psn_add(qp->comp.psn,
+			SROCE_MAX_INFLIGHT)) >= 0)
+		return false;
+	if (rc && qp->req.offset == 0 &&
+	    (wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
+		return false;
+	if ((wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+	    qp->req.offset == 0 &&
+	    qp->req.rd_atomic >= max_t(u32, qp->attr.max_rd_atomic, 1))
+		return false;
+
+	span = sroce_req_packet(qp, wqe);
+	if (span < 0) {
+		wqe->status = span == -EFAULT ? IB_WC_LOC_PROT_ERR :
+						IB_WC_LOC_QP_OP_ERR;
+		wqe->state = SROCE_WQE_DONE;
+		return true;
+	}
+	if (qp->req.offset == 0) {
+		/* The whole message is out. */
+		if (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC))
+			qp->req.rd_atomic++;
+		wqe->state = rc ? SROCE_WQE_SENT : SROCE_WQE_DONE;
+		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+	}
+	qp->req.psn = sroce_psn_add(qp->req.psn, span);
+	if (rc)
+		sroce_comp_arm(qp);
+	return true;
+}
+
+bool sroce_requester(struct sroce_qp *qp, int *budget)
+{
+	bool progress = false;
+
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return false;
+	while (*budget > 0 && sroce_req_step(qp)) {
+		progress = true;
+		(*budget)--;
+	}
+	return progress;
+}

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The responder: executes incoming requests in PSN order. It checks the
+ * PSN (duplicates are answered again, a gap is NAKed once), the opcode
+ * sequence, the QP's remote access rights, receive WQE availability (RNR
+ * NAK), the R_Key and lengths; then places data, answers reads and atomics
+ * from a ring of saved resources (so duplicates can be replayed), posts
+ * receive completions and acknowledges.
+ *
+ * Receive WQEs are copied out of the ring once and used from the copy.
+ */
+#include "sroce.h"
+
+/* Atomics are atomic against each other, across all devices. */
+static DEFINE_SPINLOCK(sroce_atomic_lock);
+
+enum sroce_resp_err {
+	SROCE_RESP_OK,
+	SROCE_RESP_DROP,	/* silently */
+	SROCE_RESP_RNR,		/* no receive WQE */
+	SROCE_RESP_INV_REQ,	/* NAK invalid request; QP to error */
+	SROCE_RESP_ACCESS,	/* NAK remote access error; QP to error */
+	SROCE_RESP_OP_ERR,	/* NAK remote operational error; QP to error */
+};
+
+void sroce_resp_reset(struct sroce_qp *qp)
+{
+	qp->resp.psn = qp->attr.rq_psn;
+	qp->resp.msn = 0;
+	qp->resp.nak_sent = false;
+	qp->resp.prev_flags = 0;
+	qp->resp.has_wqe = false;
+	qp->resp.offset = 0;
+	qp->resp.drop_msg = false;
+	qp->resp.res_next = 0;
+	memset(qp->resp.res, 0, SROCE_MAX_QP_RD_ATOM * sizeof(*qp->resp.res));
+}
+
+static struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 op, u32 psn,
+				      u32 payload, u8 **p)
+{
+	const struct sroce_opcode_info *info = &sroce_opcodes[op];
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	u8 pad = -payload & 3;
+	struct sroce_bth *bth;
+	struct sk_buff *skb;
+
+	skb = sroce_skb_alloc(sdev, &qp->av, info->hdr_len + payload + pad);
+	if (!skb)
+		return NULL;
+	bth = (struct sroce_bth *)skb->data;
+	bth->opcode = SROCE_OP_RC | op;
+	bth->flags = pad << SROCE_BTH_PAD_SHIFT;
+	bth->pkey = SROCE_DEFAULT_PKEY_BE;
+	bth->qpn = cpu_to_be32(qp->attr.dest_qp_num & SROCE_QPN_MASK);
+	bth->apsn = cpu_to_be32(psn & SROCE_PSN_MASK);
+	*p = (u8 *)(bth + 1);
+	memset(*p + info->hdr_len - sizeof(*bth) + payload, 0, pad);
+	return skb;
+}
+
+static __be32 sroce_aeth(struct sroce_qp *qp, u8 syndrome)
+{
+	return cpu_to_be32((u32)syndrome << 24 |
+			   (qp->resp.msn & SROCE_PSN_MASK));
+}
+
+int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	struct sk_buff *skb;
+	u8 *p;
+
+	skb = sroce_resp_skb(qp, SROCE_OP_ACK, psn, 0, &p);
+	if (!skb)
+		return -ENOMEM;
+	((struct sroce_aeth *)p)->smsn = sroce_aeth(qp, syndrome);
+	return sroce_xmit(to_sdev(qp->ibqp.device), &qp->av, qp->src_port, skb);
+}
+
+static void sroce_send_atomic_ack(struct sroce_qp *qp, struct sroce_res *res)
+{
+	struct sk_buff *skb;
+	u8 *p;
+
+	skb = sroce_resp_skb(qp, SROCE_OP_ATOMIC_ACK, res->first_psn, 0, &p);
+	if (!skb)
+		return;
+	((struct sroce_aeth *)p)->smsn = sroce_aeth(qp, SROCE_AETH_ACK_NOCREDIT);
+	((struct sroce_atmack *)(p + sizeof(struct sroce_aeth)))->orig =
+		cpu_to_be64(res->orig);
+	sroce_xmit(to_sdev(qp->ibqp.device), &qp->av, qp->src_port, skb);
+}
+
+/*
+ * Send the read responses of @res from @psn on. The MR is looked up again
+ * for every packet: it may be deregistered or invalidated meanwhile.
+ */
+static void sroce_send_read_resp(struct sroce_qp *qp, struct sroce_res *res,
+				 u32 psn)
+{
+	u32 mtu = qp->mtu, off = ((psn - res->first_psn) & SROCE_PSN_MASK) * mtu;
+	bool first = true;
+
+	do {
+		u32 n = min(res->length - off, mtu);
+		bool last = off + n == res->length;
+		struct sroce_mr *mr = NULL;
+		struct sk_buff *skb;
+		u8 op, *p;
+
+		if (first && last)
+			op = SROCE_OP_READ_RESP_ONLY;
+		else if (psn == res->first_psn)
+			op = SROCE_OP_READ_RESP_FIRST;
+		else if (last)
+			op = SROCE_OP_READ_RESP_LAST;
+		else
+			op = SROCE_OP_READ_RESP_MIDDLE;
+		/* A retried read starting mid-way begins with FIRST again. */
+		if (first && !last)
+			op = SROCE_OP_READ_RESP_FIRST;
+		first = false;
+
+		if (n) {
+			mr = sroce_rkey_get(qp, res->rkey, res->va + off, n,
+					    IB_ACCESS_REMOTE_READ);
+			if (!mr) {
+				sroce_send_ack(qp, SROCE_AETH_NAK |
+					       SROCE_NAK_REMOTE_ACCESS, psn);
+				sroce_qp_error(qp);
+				return;
+			}
+		}
+		skb = sroce_resp_skb(qp, op, psn, n, &p);
+		if (!skb) {
+			if (mr)
+				sroce_mr_put(mr);
+			return;	/* the requester times out and asks again */
+		}
+		if (sroce_opcodes[op].flags & SROCE_F_AETH) {
+			((struct sroce_aeth *)p)->smsn =
+				sroce_aeth(qp, SROCE_AETH_ACK_NOCREDIT);
+			p += sizeof(struct sroce_aeth);
+		}
+		if (mr) {
+			sroce_mr_copy(mr, res->va + off, p, n, false);
+			sroce_mr_put(mr);
+		}
+		sroce_xmit(to_sdev(qp->ibqp.device), &qp->av, qp->src_port,
+			   skb);
+		off += n;
+		psn = sroce_psn_add(psn, 1);
+	} while (off < res->length);
+}
+
+/* The resource holding @psn, for a duplicate read or atomic. */
+static struct sroce_res *sroce_res_find(struct sroce_qp *qp, u32 psn)
+{
+	u32 i, n = max_t(u32, qp->attr.max_dest_rd_atomic, 1);
+
+	for (i = 0; i < n && i < SROCE_MAX_QP_RD_ATOM; i++) {
+		struct sroce_res *res = &qp->resp.res[i];
+
+		if (res->valid && sroce_psn_cmp(psn, res->first_psn) >= 0 &&
+		    sroce_psn_cmp(psn, res->last_psn) <= 0)
+			return res;
+	}
+	return NULL;
+}
+
+static struct sroce_res *sroce_res_new(struct sroce_qp *qp)
+{
+	u32 n = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1,
+			SROCE_MAX_QP_RD_ATOM);
+	struct sroce_res *res = &qp->resp.res[qp->resp.res_next % n];
+
+	qp->resp.res_next = (qp->resp.res_next + 1) % n;
+	memset(res, 0, sizeof(*res));
+	res->valid = true;
+	return res;
+}
+
+static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_res *res;
+
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_DUP_REQ);
+	if (pkt->flags & (SROCE_F_SEND | SROCE_F_WRITE)) {
+		/* Already done: acknowledge again what we have. */
+		sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT,
+			       sroce_psn_add(qp->resp.psn, -1));
+		return;
+	}
+	res = sroce_res_find(qp, pkt->psn);
+	if (!res)
+		return;		/* too old: drop */
+	if (res->atomic && (pkt->flags & SROCE_F_ATOMIC)) {
+		/* Never execute an atomic twice: answer the saved value. */
+		if (res->first_psn == pkt->psn)
+			sroce_send_atomic_ack(qp, res);
+	} else if (!res->atomic && (pkt->flags & SROCE_F_READ)) {
+		sroce_send_read_resp(qp, res, pkt->psn);
+	}
+}
+
+/* Take the next receive WQE (from the SRQ or the RQ) into our copy. */
+static bool sroce_resp_get_wqe(struct sroce_qp *qp)
+{
+	struct sroce_recv_wqe *copy = (struct sroce_recv_wqe *)qp->resp.wqe;
+	struct sroce_queue *q;
+	struct sroce_srq *srq = NULL;
+	struct sroce_recv_wqe *slot;
+	u32 max_sge, i, n;
+	u64 len = 0;
+	spinlock_t *lock;
+	unsigned long flags;
+	bool event = false;
+
+	if (qp->ibqp.srq) {
+		srq = to_ssrq(qp->ibqp.srq);
+		q = &srq->queue;
+		lock = &srq->lock;
+		max_sge = srq->max_sge;
+	} else {
+		q = &qp->rq;
+		lock = &qp->rq_lock;
+		max_sge = qp->rq_max_sge;
+	}
+
+	spin_lock_irqsave(lock, flags);
+	slot = sroce_queue_head(q);
+	if (!slot) {
+		spin_unlock_irqrestore(lock, flags);
+		return false;
+	}
+	memcpy(copy, slot, sizeof(*copy));
+	n = copy->dma.num_sge;
+	if (n > max_sge)
+		n = U32_MAX;	/* malformed: rejected below */
+	else
+		memcpy(copy->dma.sge, slot->dma.sge, n * sizeof(struct sroce_sge));
+	sroce_queue_advance(q);
+	if (srq && srq->limit && sroce_queue_count(q) < srq->limit) {
+		srq->limit = 0;	/* one event per arming */
+		event = true;
+	}
+	spin_unlock_irqrestore(lock, flags);
+
+	if (event && srq->ibsrq.event_handler) {
+		struct ib_event ev = {
+			.device = srq->ibsrq.device,
+			.element.srq = &srq->ibsrq,
+			.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		};
+
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+
+	qp->resp.has_wqe = true;
+	qp->resp.offset = 0;
+	if (n == U32_MAX) {
+		copy->dma.num_sge = 0;
+		qp->resp.length = 0;
+		return true;
+	}
+	for (i = 0; i < n; i++)
+		len += copy->dma.sge[i].length;
+	qp->resp.length = min_t(u64, len, U32_MAX);
+	return true;
+}
+
+static void sroce_resp_complete(struct sroce_qp *qp, struct sk_buff *skb,
+				enum ib_wc_status status)
+{
+	struct sroce_recv_wqe *wqe = (struct sroce_recv_wqe *)qp->resp.wqe;
+	struct sroce_pkt *pkt = skb ? sroce_pkt(skb) : NULL;
+	struct ib_wc wc = {
+		.wr_id = wqe->wr_id,
+		.status = status,
+		.qp = &qp->ibqp,
+		.port_num = SROCE_PORT,
+	};
+
+	qp->resp.has_wqe = false;
+	if (status == IB_WC_SUCCESS && pkt) {
+		/* As rxe: receives report a GRH, also on RC and UC. */
+		wc.wc_flags = IB_WC_GRH;
+		if (pkt->flags & SROCE_F_WRITE) {
+			wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+			wc.byte_len = qp->resp.write_len;
+		} else {
+			wc.opcode = IB_WC_RECV;
+			wc.byte_len = qp->resp.offset;
+		}
+		if (pkt->flags & SROCE_F_IMM) {
+			u32 off = pkt->flags & SROCE_F_RETH ?
+				  sizeof(struct sroce_reth) : 0;
+
+			memcpy(&wc.ex.imm_data, sroce_ext(skb, off), 4);
+			wc.wc_flags |= IB_WC_WITH_IMM;
+		}
+		if (pkt->flags & SROCE_F_IETH) {
+			wc.ex.invalidate_rkey =
+				be32_to_cpu(*(__be32 *)sroce_ext(skb, 0));
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		}
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RDMA_RECVS);
+	} else {
+		wc.opcode = IB_WC_RECV;
+	}
+	if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc,
+			  pkt && pkt->se) && qp->ibqp.qp_type == IB_QPT_RC)
+		sroce_qp_error(qp);
+}
+
+/* SEND with invalidate: the named MR (same PD) becomes invalid. */
+static int sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_mr *mr;
+
+	mr = sroce_mr_get(sdev, rkey, qp->ibqp.pd, 0);
+	if (!mr)
+		return -EINVAL;
+	if (mr->type != SROCE_MR_FAST) {
+		sroce_mr_put(mr);
+		return -EINVAL;
+	}
+	mr->state = SROCE_MR_INVALID;
+	sroce_mr_put(mr);
+	return 0;
+}
+
+static enum sroce_resp_err sroce_resp_check_seq(struct sroce_qp *qp,
+						struct sroce_pkt *pkt)
+{
+	u32 prev = qp->resp.prev_flags;
+
+	if (prev) {
+		/* Inside a message: only its MIDDLE or LAST may come. */
+		if ((pkt->flags & (SROCE_F_MIDDLE | SROCE_F_LAST)) &&
+		    !(pkt->flags & SROCE_F_FIRST) &&
+		    (pkt->flags & prev & (SROCE_F_SEND | SROCE_F_WRITE)))
+			return SROCE_RESP_OK;
+		return SROCE_RESP_INV_REQ;
+	}
+	if (!(pkt->flags & SROCE_F_FIRST))
+		return SROCE_RESP_INV_REQ;
+	return SROCE_RESP_OK;
+}
+
+static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
+					      struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	int access = qp->attr.qp_access_flags;
+	u32 mtu = qp->mtu, span;
+	struct sroce_mr *mr;
+	struct sroce_res *res;
+	int err;
+
+	if (pkt->flags & SROCE_F_WRITE && !(access & IB_ACCESS_REMOTE_WRITE))
+		return SROCE_RESP_INV_REQ;
+	if (pkt->flags & SROCE_F_READ && !(access & IB_ACCESS_REMOTE_READ))
+		return SROCE_RESP_INV_REQ;
+	if (pkt->flags & SROCE_F_ATOMIC && !(access & IB_ACCESS_REMOTE_ATOMIC))
+		return SROCE_RESP_INV_REQ;
+	if ((pkt->flags & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+	    !qp->attr.max_dest_rd_atomic)
+		return SROCE_RESP_INV_REQ;
+
+	/* Middles are full MTU; nothing is larger than the MTU. */
+	if (pkt->paylen > mtu ||
+	    ((pkt->flags & SROCE_F_PAYLOAD) && !(pkt->flags & SROCE_F_LAST) &&
+	     pkt->paylen != mtu))
+		return SROCE_RESP_INV_REQ;
+
+	if (pkt->flags & SROCE_F_READ) {
+		struct sroce_reth *reth = sroce_ext(skb, 0);
+		u32 len = be32_to_cpu(reth->len);
+
+		if (len > SROCE_MAX_MSG_SZ)
+			return SROCE_RESP_INV_REQ;
+		if (len) {
+			mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey),
+					    be64_to_cpu(reth->va), len,
+					    IB_ACCESS_REMOTE_READ);
+			if (!mr)
+				return SROCE_RESP_ACCESS;
+			sroce_mr_put(mr);
+		}
+		span = max_t(u32, DIV_ROUND_UP(len, mtu), 1);
+		res = sroce_res_new(qp);
+		res->first_psn = pkt->psn;
+		res->last_psn = sroce_psn_add(pkt->psn, span - 1);
+		res->va = be64_to_cpu(reth->va);
+		res->rkey = be32_to_cpu(reth->rkey);
+		res->length = len;
+		qp->resp.msn++;
+		qp->resp.psn = sroce_psn_add(pkt->psn, span);
+		sroce_send_read_resp(qp, res, pkt->psn);
+		return SROCE_RESP_OK;
+	}
+
+	if (pkt->flags & SROCE_F_ATOMIC) {
+		struct sroce_atmeth *a = sroce_ext(skb, 0);
+		u64 va = be64_to_cpu(a->va), val;
+		unsigned long flags;
+
+		if (va & 7)
+			return SROCE_RESP_INV_REQ;
+		mr = sroce_rkey_get(qp, be32_to_cpu(a->rkey), va, 8,
+				    IB_ACCESS_REMOTE_ATOMIC);
+		if (!mr)
+			return SROCE_RESP_ACCESS;
+		res = sroce_res_new(qp);
+		res->atomic = true;
+		res->first_psn = pkt->psn;
+		res->last_psn = pkt->psn;
+		spin_lock_irqsave(&sroce_atomic_lock, flags);
+		err = sroce_mr_copy(mr, va, &val, 8, false);
+		if (!err) {
+			res->orig = val;
+			if (pkt->opcode == (SROCE_OP_RC | SROCE_OP_CMP_SWAP)) {
+				if (val == be64_to_cpu(a->compare))
+					val = be64_to_cpu(a->swap_add);
+			} else {
+				val += be64_to_cpu(a->swap_add);
+			}
+			err = sroce_mr_copy(mr, va, &val, 8, true);
+		}
+		spin_unlock_irqrestore(&sroce_atomic_lock, flags);
+		sroce_mr_put(mr);
+		if (err)
+			return SROCE_RESP_ACCESS;
+		qp->resp.msn++;
+		qp->resp.psn = sroce_psn_add(pkt->psn, 1);
+		sroce_send_atomic_ack(qp, res);
+		return SROCE_RESP_OK;
+	}
+
+	/* SEND and WRITE */
+	if (pkt->flags & SROCE_F_RWR) {
+		if (!qp->resp.has_wqe && !sroce_resp_get_wqe(qp))
+			return SROCE_RESP_RNR;
+		if (!((struct sroce_recv_wqe *)qp->resp.wqe)->dma.num_sge &&
+		    qp->resp.length == 0 && (pkt->flags & SROCE_F_SEND) &&
+		    pkt->paylen)
+			return SROCE_RESP_INV_REQ;	/* no room at all */
+	}
+
+	if (pkt->flags & SROCE_F_WRITE) {
+		if (pkt->flags & SROCE_F_RETH) {
+			struct sroce_reth *reth = sroce_ext(skb, 0);
+
+			qp->resp.va = be64_to_cpu(reth->va);
+			qp->resp.rkey = be32_to_cpu(reth->rkey);
+			qp->resp.resid = be32_to_cpu(reth->len);
+			qp->resp.write_len = qp->resp.resid;
+			if (qp->resp.resid) {
+				mr = sroce_rkey_get(qp, qp->resp.rkey,
+						    qp->resp.va, qp->resp.resid,
+						    IB_ACCESS_REMOTE_WRITE);
+				if (!mr)
+					return SROCE_RESP_ACCESS;
+				sroce_mr_put(mr);
+			}
+		}
+		if (pkt->paylen > qp->resp.resid ||
+		    ((pkt->flags & SROCE_F_LAST) &&
+		     pkt->paylen != qp->resp.resid))
+			return SROCE_RESP_INV_REQ;
+		if (pkt->paylen) {
+			mr = sroce_rkey_get(qp, qp->resp.rkey, qp->resp.va,
+					    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
+			if (!mr)
+				return SROCE_RESP_ACCESS;
+			err = sroce_mr_copy(mr, qp->resp.va, sroce_payload(skb),
+					    pkt->paylen, true);
+			sroce_mr_put(mr);
+			if (err)
+				return SROCE_RESP_ACCESS;
+		}
+		qp->resp.va += pkt->paylen;
+		qp->resp.resid -= pkt->paylen;
+	} else {
+		/* SEND: into the receive WQE's buffers. */
+		struct sroce_recv_wqe *wqe =
+			(struct sroce_recv_wqe *)qp->resp.wqe;
+
+		if (pkt->paylen > qp->resp.length - qp->resp.offset) {
+			sroce_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR);
+			return SROCE_RESP_INV_REQ;
+		}
+		if (pkt->paylen &&
+		    sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge,
+				   qp->resp.offset, sroce_payload(skb),
+				   pkt->paylen, true)) {
+			sroce_resp_complete(qp, NULL, IB_WC_LOC_PROT_ERR);
+			return SROCE_RESP_OP_ERR;
+		}
+		qp->resp.offset += pkt->paylen;
+	}
+
+	qp->resp.psn = sroce_psn_add(pkt->psn, 1);
+	qp->resp.prev_flags = (pkt->flags & SROCE_F_LAST) ? 0 : pkt->flags;
+	if (pkt->flags & SROCE_F_LAST) {
+		qp->resp.msn++;
+		if ((pkt->flags & SROCE_F_IETH) &&
+		    sroce_resp_invalidate(qp,
+				be32_to_cpu(*(__be32 *)sroce_ext(skb, 0)))) {
+			sroce_resp_complete(qp, NULL, IB_WC_REM_INV_REQ_ERR);
+			return SROCE_RESP_INV_REQ;
+		}
+		if (pkt->flags & SROCE_F_COMP)
+			sroce_resp_complete(qp, skb, IB_WC_SUCCESS);
+	}
+	if (pkt->ackreq)
+		sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT, pkt->psn);
+	return SROCE_RESP_OK;
+}
+
+/* Class C errors (IBA 9.9.3): NAK, and the QP goes to the error state. */
+static void sroce_resp_fail(struct sroce_qp *qp, u32 psn,
+			    enum sroce_resp_err err)
+{
+	u8 code = err == SROCE_RESP_INV_REQ ? SROCE_NAK_INVALID_REQ :
+		  err == SROCE_RESP_ACCESS ? SROCE_NAK_REMOTE_ACCESS :
+					     SROCE_NAK_REMOTE_OP;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		sroce_send_ack(qp, SROCE_AETH_NAK | code, psn);
+		if (qp->resp.has_wqe)
+			sroce_resp_complete(qp, NULL,
+					    err == SROCE_RESP_ACCESS ?
+					    IB_WC_REM_ACCESS_ERR :
+					    IB_WC_REM_INV_REQ_ERR);
+		sroce_qp_error(qp);
+	} else {
+		/* UC: drop the message, wait for the next one. */
+		qp->resp.drop_msg = true;
+		qp->resp.prev_flags = 0;
+		qp->resp.has_wqe = false;
+	}
+}
+
+static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	enum sroce_resp_err err;
+	int cmp;
+
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		/* On a gap or after an error, resume at the next message. */
+		if (pkt->psn != qp->resp.psn || qp->resp.drop_msg) {
+			if (!(pkt->flags & SROCE_F_FIRST))
+				goto drop_msg;
+			if (qp->resp.prev_flags) {
+				/* The unfinished message is lost. */
+				qp->resp.prev_flags = 0;
+				qp->resp.offset = 0;
+			}
+			qp->resp.drop_msg = false;
+			qp->resp.psn = pkt->psn;
+		}
+	} else {
+		cmp = sroce_psn_cmp(pkt->psn, qp->resp.psn);
+		if (cmp > 0) {
+			sroce_count(sdev, SROCE_CNT_OUT_OF_SEQ_REQ);
+			if (!qp->resp.nak_sent) {
+				qp->resp.nak_sent = true;
+				sroce_send_ack(qp, SROCE_AETH_NAK |
+					       SROCE_NAK_PSN_SEQ, qp->resp.psn);
+			}
+			return;
+		}
+		if (cmp < 0) {
+			sroce_resp_duplicate(qp, skb);
+			return;
+		}
+		qp->resp.nak_sent = false;
+	}
+
+	err = sroce_resp_check_seq(qp, pkt);
+	if (err == SROCE_RESP_OK)
+		err = sroce_resp_execute(qp, skb);
+	switch (err) {
+	case SROCE_RESP_OK:
+	case SROCE_RESP_DROP:
+		return;
+	case SROCE_RESP_RNR:
+		if (qp->ibqp.qp_type == IB_QPT_RC) {
+			sroce_count(sdev, SROCE_CNT_SND_RNR);
+			sroce_send_ack(qp, SROCE_AETH_RNR_NAK |
+				       (qp->attr.min_rnr_timer & 0x1f),
+				       pkt->psn);
+		} else {
+			qp->resp.drop_msg = true;
+		}
+		return;
+	default:
+		sroce_resp_fail(qp, pkt->psn, err);
+		return;
+	}
+drop_msg:
+	qp->resp.drop_msg = true;
+}
+
+bool sroce_responder(struct sroce_qp *qp, int *budget)
+{
+	bool progress = false;
+	struct sk_buff *skb;
+
+	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT)
+		return false;
+	while (*budget > 0 && qp->state != IB_QPS_ERR &&
+	       (skb = skb_dequeue(&qp->req_pkts))) {
+		(*budget)--;
+		progress = true;
+		sroce_resp_one(qp, skb);
+		kfree_skb(skb);
+	}
+	return progress;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef SROCE_WIRE_H
+#define SROCE_WIRE_H
+
+/*
+ * RoCEv2 wire format: the IBA transport headers carried in UDP. All fields
+ * are big-endian on the wire; the ICRC is stored little-endian.
+ */
+#include <linux/types.h>
+
+#define SROCE_UDP_PORT		4791
+#define SROCE_ICRC_SIZE		4
+#define SROCE_PSN_MASK		0xffffff
+#define SROCE_QPN_MASK		0xffffff
+#define SROCE_DEFAULT_PKEY_BE	cpu_to_be16(0xffff)
+#define SROCE_GSI_QKEY		0x80010000
+
+struct sroce_bth {
+	u8	opcode;
+	u8	flags;		/* SE(7) M(6) PadCnt(5:4) TVer(3:0) */
+	__be16	pkey;
+	__be32	qpn;		/* FECN/BECN/resv in the top byte */
+	__be32	apsn;		/* AckReq(31) resv(30:24) PSN(23:0) */
+} __packed;
+
+#define SROCE_BTH_SE		0x80
+#define SROCE_BTH_MIG		0x40
+#define SROCE_BTH_PAD_SHIFT	4
+#define SROCE_BTH_PAD_MASK	0x30
+#define SROCE_BTH_TVER_MASK	0x0f
+#define SROCE_BTH_ACKREQ	0x80000000
+
+struct sroce_reth {
+	__be64	va;
+	__be32	rkey;
+	__be32	len;
+} __packed;
+
+struct sroce_aeth {
+	__be32	smsn;		/* syndrome(31:24) MSN(23:0) */
+} __packed;
+
+struct sroce_atmeth {
+	__be64	va;
+	__be32	rkey;
+	__be64	swap_add;
+	__be64	compare;
+} __packed;
+
+struct sroce_atmack {
+	__be64	orig;
+} __packed;
+
+struct sroce_deth {
+	__be32	qkey;
+	__be32	sqp;		/* resv(31:24) source QP(23:0) */
+} __packed;
+
+/* AETH syndromes */
+#define SROCE_AETH_TYPE_MASK	0xe0
+#define SROCE_AETH_ACK		0x00
+#define SROCE_AETH_RNR_NAK	0x20
+#define SROCE_AETH_NAK		0x60
+#define SROCE_AETH_ACK_NOCREDIT	0x1f	/* ACK, credits not used */
+#define SROCE_NAK_PSN_SEQ	0
+#define SROCE_NAK_INVALID_REQ	1
+#define SROCE_NAK_REMOTE_ACCESS	2
+#define SROCE_NAK_REMOTE_OP	3
+
+/* Opcodes: high 3 bits transport, low 5 bits operation. */
+enum {
+	SROCE_OP_RC		= 0x00,
+	SROCE_OP_UC		= 0x20,
+	SROCE_OP_UD		= 0x60,
+
+	SROCE_OP_SEND_FIRST	= 0x00,
+	SROCE_OP_SEND_MIDDLE	= 0x01,
+	SROCE_OP_SEND_LAST	= 0x02,
+	SROCE_OP_SEND_LAST_IMM	= 0x03,
+	SROCE_OP_SEND_ONLY	= 0x04,
+	SROCE_OP_SEND_ONLY_IMM	= 0x05,
+	SROCE_OP_WRITE_FIRST	= 0x06,
+	SROCE_OP_WRITE_MIDDLE	= 0x07,
+	SROCE_OP_WRITE_LAST	= 0x08,
+	SROCE_OP_WRITE_LAST_IMM	= 0x09,
+	SROCE_OP_WRITE_ONLY	= 0x0a,
+	SROCE_OP_WRITE_ONLY_IMM	= 0x0b,
+	SROCE_OP_READ_REQ	= 0x0c,
+	SROCE_OP_READ_RESP_FIRST = 0x0d,
+	SROCE_OP_READ_RESP_MIDDLE = 0x0e,
+	SROCE_OP_READ_RESP_LAST	= 0x0f,
+	SROCE_OP_READ_RESP_ONLY	= 0x10,
+	SROCE_OP_ACK		= 0x11,
+	SROCE_OP_ATOMIC_ACK	= 0x12,
+	SROCE_OP_CMP_SWAP	= 0x13,
+	SROCE_OP_FETCH_ADD	= 0x14,
+	SROCE_OP_SEND_LAST_INV	= 0x16,
+	SROCE_OP_SEND_ONLY_INV	= 0x17,
+	SROCE_OP_NUM		= 0x20,
+};
+
+/* What an opcode (low 5 bits) carries and means. */
+enum sroce_op_flags {
+	SROCE_F_RETH	= BIT(0),
+	SROCE_F_AETH	= BIT(1),
+	SROCE_F_ATMETH	= BIT(2),
+	SROCE_F_ATMACK	= BIT(3),
+	SROCE_F_IMM	= BIT(4),
+	SROCE_F_IETH	= BIT(5),
+	SROCE_F_PAYLOAD	= BIT(6),
+	SROCE_F_REQ	= BIT(7),	/* requester -> responder */
+	SROCE_F_RESP	= BIT(8),	/* responder -> requester */
+	SROCE_F_FIRST	= BIT(9),
+	SROCE_F_MIDDLE	= BIT(10),
+	SROCE_F_LAST	= BIT(11),
+	SROCE_F_SEND	= BIT(12),
+	SROCE_F_WRITE	= BIT(13),
+	SROCE_F_READ	= BIT(14),
+	SROCE_F_ATOMIC	= BIT(15),
+	SROCE_F_RWR	= BIT(16),	/* consumes a receive WQE */
+	SROCE_F_COMP	= BIT(17),	/* completes a receive WQE */
+	SROCE_F_UC_OK	= BIT(18),	/* valid on UC too */
+	SROCE_F_UD_OK	= BIT(19),	/* valid on UD (with DETH) */
+};
+
+#define SROCE_F_ONLY	(SROCE_F_FIRST | SROCE_F_LAST)
+
+struct sroce_opcode_info {
+	u32	flags;
+	u8	hdr_len;	/* BTH and extension headers, without DETH */
+};
+
+extern const struct sroce_opcode_info sroce_opcodes[SROCE_OP_NUM];
+
+static inline u32 sroce_psn_add(u32 psn, u32 n)
+{
+	return (psn + n) & SROCE_PSN_MASK;
+}
+
+/* <0, 0, >0 as a is before, at, after b, in 24-bit serial arithmetic. */
+static inline int sroce_psn_cmp(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8);
+}
+
+#endif /* SROCE_WIRE_H */

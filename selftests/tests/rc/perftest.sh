@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perftest RC: send/write/read/atomic, bandwidth and latency, over all
+# sizes with short iteration counts, with the ibv_wr_* API (perftest's
+# default) and with --use_old_post_send; both sides must exit 0.
+# (Bandwidth figures are not asserted: under TCG they are noise.)
+. /tests/lib.sh
+
+rdma_pair
+ga=$(gid_index sroce_a 192.0.2.1)
+gb=$(gid_index sroce_b 192.0.2.2)
+
+run() {
+	local tool=$1 srv cli
+	shift
+	bg_run srv in_b timeout 200 "$tool" -d sroce_b -x "$gb" "$@"
+	sleep 0.5
+	srv=0 cli=0
+	in_a timeout 200 "$tool" -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
+	bg_wait srv 60 || srv=$?
+	log "$tool $*: client $cli, server $srv"
+	if [ $cli != 0 ] || [ $srv != 0 ]; then
+		tail -n 20 cli.log
+		bg_log srv | tail -n 20
+		fail "$tool $*: client exit $cli, server exit $srv"
+	fi
+}
+
+for api in "" "--use_old_post_send"; do
+	for t in ib_send_bw ib_write_bw ib_read_bw; do
+		run $t -a -n 5 $api
+	done
+	for t in ib_send_lat ib_write_lat ib_read_lat; do
+		run $t -a -n 5 $api
+	done
+	run ib_atomic_bw -n 100 $api
+	run ib_atomic_lat -n 100 $api
+done
+pass
