@@ -155,7 +155,15 @@ struct sroce_recv_wqe {
 	struct sroce_dma_info	dma;
 };
 
-/* CQ slots hold a struct ib_uverbs_wc (48 bytes) at their start. */
+/*
+ * CQ slots hold a struct ib_uverbs_wc (48 bytes) at their start. The
+ * provider hands them to the application as they are, so wc_flags carries
+ * libibverbs' values: GRH 1, WITH_IMM 2 (as the kernel's), but an
+ * invalidation is 8 (IBV_WC_WITH_INV), not the kernel's 4.
+ */
+#define SROCE_UWC_GRH		(1 << 0)
+#define SROCE_UWC_WITH_IMM	(1 << 1)
+#define SROCE_UWC_WITH_INV	(1 << 3)
 
 struct sroce_create_ah_resp {
 	__u32	ah_num;

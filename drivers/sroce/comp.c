@@ -169,6 +169,7 @@ static void sroce_comp_ack_to(struct sroce_qp *qp, u32 psn)
 	if (sroce_psn_cmp(next, qp->comp.psn) > 0 &&
 	    sroce_psn_cmp(next, qp->req.psn) <= 0) {
 		qp->comp.psn = next;
+		qp->comp.gap_valid = false;
 		qp->comp.retry_left = qp->attr.retry_cnt;
 		qp->comp.rnr_left = qp->attr.rnr_retry;
 	}
@@ -284,8 +285,15 @@ static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	    sroce_psn_cmp(psn, wqe->last_psn) > 0)
 		return;	/* stale or unexpected: ignore */
 	if (psn != qp->comp.psn) {
-		/* A response is missing: ask again from the gap. */
-		sroce_comp_retry(qp, false);
+		/*
+		 * A response is missing: ask again from the gap, once; the
+		 * rest of this burst is dropped until the answer comes.
+		 */
+		if (!qp->comp.gap_valid || qp->comp.gap_psn != qp->comp.psn) {
+			qp->comp.gap_valid = true;
+			qp->comp.gap_psn = qp->comp.psn;
+			sroce_comp_retry(qp, false);
+		}
 		return;
 	}
 

@@ -216,7 +216,11 @@ int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 		uwc->ex.imm_data = wc->ex.imm_data;
 		uwc->qp_num = wc->qp->qp_num;
 		uwc->src_qp = wc->src_qp;
-		uwc->wc_flags = wc->wc_flags;
+		uwc->wc_flags =
+			(wc->wc_flags & IB_WC_GRH ? SROCE_UWC_GRH : 0) |
+			(wc->wc_flags & IB_WC_WITH_IMM ? SROCE_UWC_WITH_IMM : 0) |
+			(wc->wc_flags & IB_WC_WITH_INVALIDATE ?
+			 SROCE_UWC_WITH_INV : 0);
 		uwc->pkey_index = wc->pkey_index;
 		uwc->slid = wc->slid;
 		uwc->sl = wc->sl;

@@ -31,6 +31,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
+	atomic_set(&mr->num_mw, 0);
 	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
 			      XA_LIMIT(1, sdev->attr.max_mr), &sdev->mr_next,
 			      GFP_KERNEL);
@@ -71,6 +72,16 @@ void sroce_mr_put(struct sroce_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref))
 		complete(&mr->released);
+}
+
+static bool sroce_mr_covers(struct sroce_mr *mr, u64 va, u32 len)
+{
+	u64 start = mr->type == SROCE_MR_FAST ? mr->ibmr.iova : mr->iova;
+	u64 length = mr->type == SROCE_MR_FAST ? mr->ibmr.length : mr->length;
+
+	if (mr->type == SROCE_MR_DMA)
+		return true;
+	return va >= start && len <= length && va - start <= length - len;
 }
 
 static int sroce_check_access(int access)
@@ -236,6 +247,10 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
 
+	/* Windows bound to it must go first (IBA 10.6.7.2.6). */
+	if (atomic_read(&mr->num_mw))
+		return -EBUSY;
+
 	sroce_mr_remove(to_sdev(ibmr->device), mr);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
@@ -257,8 +272,6 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	if (!sroce_udata_in_empty(udata))
 		return -EINVAL;
 
-	refcount_set(&mw->ref, 1);
-	init_completion(&mw->released);
 	mw->state = SROCE_MR_INVALID;	/* unbound */
 	err = xa_alloc_cyclic(&sdev->mw_xa, &index, mw,
 			      XA_LIMIT(SROCE_MW_INDEX_BASE + 1,
@@ -270,14 +283,122 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	return 0;
 }
 
+/* Unbind a window; mw_xa lock held. */
+static void sroce_mw_unbind(struct sroce_mw *mw)
+{
+	if (mw->mr)
+		atomic_dec(&mw->mr->num_mw);
+	mw->mr = NULL;
+	mw->state = SROCE_MR_INVALID;
+}
+
 int sroce_dealloc_mw(struct ib_mw *ibmw)
 {
+	struct sroce_dev *sdev = to_sdev(ibmw->device);
 	struct sroce_mw *mw = to_smw(ibmw);
 
-	xa_erase(&to_sdev(ibmw->device)->mw_xa, ibmw->rkey >> 8);
-	if (!refcount_dec_and_test(&mw->ref))
-		wait_for_completion(&mw->released);
+	/* After the erase no lookup can reach it: lookups hold the lock. */
+	xa_lock(&sdev->mw_xa);
+	__xa_erase(&sdev->mw_xa, ibmw->rkey >> 8);
+	sroce_mw_unbind(mw);
+	xa_unlock(&sdev->mw_xa);
 	return 0;
+}
+
+/*
+ * BIND_MW (IBA 10.6.7.2): attach a window to [addr, addr + length) of an
+ * MR of the QP's PD that allows binding, with the new rkey the consumer
+ * chose (same index, new key byte). Runs in the QP's work.
+ */
+enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
+				const struct sroce_send_wqe *wqe)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	u32 mw_rkey = wqe->wr.wr.mw.mw_rkey, rkey = wqe->wr.wr.mw.rkey;
+	u64 addr = wqe->wr.wr.mw.addr, length = wqe->wr.wr.mw.length;
+	int access = wqe->wr.wr.mw.access;
+	enum ib_wc_status st = IB_WC_MW_BIND_ERR;
+	struct sroce_mr *mr = NULL;
+	struct sroce_mw *mw;
+
+	if ((rkey >> 8) != (mw_rkey >> 8) ||
+	    (access & ~(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
+			IB_ACCESS_REMOTE_ATOMIC)))
+		return IB_WC_MW_BIND_ERR;
+	if (length) {
+		mr = sroce_mr_get(sdev, wqe->wr.wr.mw.mr_lkey, qp->ibqp.pd,
+				  IB_ACCESS_MW_BIND);
+		if (!mr)
+			return IB_WC_MW_BIND_ERR;
+		if (length > U32_MAX || !sroce_mr_covers(mr, addr, length) ||
+		    mr->type == SROCE_MR_DMA ||
+		    ((access & (IB_ACCESS_REMOTE_WRITE |
+				IB_ACCESS_REMOTE_ATOMIC)) &&
+		     !(mr->access & IB_ACCESS_LOCAL_WRITE)))
+			goto out;
+	}
+
+	xa_lock(&sdev->mw_xa);
+	mw = xa_load(&sdev->mw_xa, mw_rkey >> 8);
+	if (!mw || mw->ibmw.rkey != mw_rkey || mw->ibmw.pd != qp->ibqp.pd ||
+	    (mw->ibmw.type == IB_MW_TYPE_2 &&
+	     (mw->state == SROCE_MR_VALID || !length))) {
+		xa_unlock(&sdev->mw_xa);
+		goto out;
+	}
+	sroce_mw_unbind(mw);
+	if (length) {
+		atomic_inc(&mr->num_mw);
+		mw->mr = mr;
+		mw->addr = addr;
+		mw->length = length;
+		mw->access = access;
+		mw->qpn = qp->ibqp.qp_num;
+		mw->state = SROCE_MR_VALID;
+	}
+	mw->ibmw.rkey = rkey;
+	xa_unlock(&sdev->mw_xa);
+	st = IB_WC_SUCCESS;
+out:
+	if (mr)
+		sroce_mr_put(mr);
+	return st;
+}
+
+/*
+ * Invalidate @key: a fast-registration MR, or a bound type 2 window (for a
+ * remote invalidation, only one bound to this QP). Same PD as the QP.
+ */
+int sroce_invalidate(struct sroce_qp *qp, u32 key, bool remote)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_mw *mw;
+	struct sroce_mr *mr;
+	int err = -EINVAL;
+
+	if ((key >> 8) > SROCE_MW_INDEX_BASE) {
+		xa_lock(&sdev->mw_xa);
+		mw = xa_load(&sdev->mw_xa, key >> 8);
+		if (mw && mw->ibmw.rkey == key && mw->ibmw.pd == qp->ibqp.pd &&
+		    mw->ibmw.type == IB_MW_TYPE_2 &&
+		    mw->state == SROCE_MR_VALID &&
+		    (!remote || mw->qpn == qp->ibqp.qp_num)) {
+			sroce_mw_unbind(mw);
+			err = 0;
+		}
+		xa_unlock(&sdev->mw_xa);
+		return err;
+	}
+
+	mr = sroce_mr_get(sdev, key, qp->ibqp.pd, 0);
+	if (!mr)
+		return -EINVAL;
+	if (mr->type == SROCE_MR_FAST && !atomic_read(&mr->num_mw)) {
+		mr->state = SROCE_MR_INVALID;
+		err = 0;
+	}
+	sroce_mr_put(mr);
+	return err;
 }
 
 /*
@@ -336,15 +457,6 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	return 0;
 }
 
-static bool sroce_mr_covers(struct sroce_mr *mr, u64 va, u32 len)
-{
-	u64 start = mr->type == SROCE_MR_FAST ? mr->ibmr.iova : mr->iova;
-	u64 length = mr->type == SROCE_MR_FAST ? mr->ibmr.length : mr->length;
-
-	if (mr->type == SROCE_MR_DMA)
-		return true;
-	return va >= start && len <= length && va - start <= length - len;
-}
 
 /*
  * Copy @len bytes between @buf and the local memory described by @sge,
@@ -393,9 +505,29 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 				u32 len, int access)
 {
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_mw *mw;
 	struct sroce_mr *mr;
 
-	mr = sroce_mr_get(to_sdev(qp->ibqp.device), rkey, qp->ibqp.pd, access);
+	if ((rkey >> 8) > SROCE_MW_INDEX_BASE) {
+		/* Through a window: its own rights and range, then its MR's. */
+		mr = NULL;
+		xa_lock(&sdev->mw_xa);
+		mw = xa_load(&sdev->mw_xa, rkey >> 8);
+		if (mw && mw->ibmw.rkey == rkey && mw->state == SROCE_MR_VALID &&
+		    (mw->access & access) == access &&
+		    mw->ibmw.pd == qp->ibqp.pd &&
+		    (mw->ibmw.type == IB_MW_TYPE_1 ||
+		     mw->qpn == qp->ibqp.qp_num) &&
+		    va >= mw->addr && len <= mw->length &&
+		    va - mw->addr <= mw->length - len &&
+		    refcount_inc_not_zero(&mw->mr->ref))
+			mr = mw->mr;
+		xa_unlock(&sdev->mw_xa);
+		return mr;
+	}
+
+	mr = sroce_mr_get(sdev, rkey, qp->ibqp.pd, access);
 	if (!mr)
 		return NULL;
 	if (!sroce_mr_covers(mr, va, len) ||

@@ -584,7 +584,14 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR)
 		return -EINVAL;
-	/* The work sends, or in ERROR flushes, what was posted. */
+	if (state == IB_QPS_ERR) {
+		/* Flush now, so the completions are there when we return. */
+		mutex_lock(&qp->lock);
+		if (qp->state == IB_QPS_ERR)
+			sroce_qp_flush(qp);
+		mutex_unlock(&qp->lock);
+		return 0;
+	}
 	sroce_qp_sched(qp);
 	return 0;
 }

@@ -37,6 +37,9 @@ static u32 sroce_wr_flags(u32 op, enum ib_qp_type type)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IB_QPT_RC ? SROCE_F_ATOMIC : 0;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_BIND_MW:
+		return type == IB_QPT_UD ? 0 : SROCE_F_LOCAL;
 	default:
 		return 0;
 	}
@@ -56,11 +59,18 @@ static void sroce_req_fetch(struct sroce_qp *qp)
 
 	wqe->state = SROCE_WQE_POSTED;
 	wqe->status = IB_WC_SUCCESS;
+	wqe->first_psn = 0;
+	wqe->last_psn = 0;
 	wqe->mask = sroce_wr_flags(wqe->wr.opcode, qp->ibqp.qp_type);
 	if (!wqe->mask)
 		goto bad_op;
 	if (qp->ibqp.qp_type == IB_QPT_UD)
 		goto bad_op;	/* UD comes with the UD transport */
+
+	if (wqe->mask & SROCE_F_LOCAL) {
+		wqe->dma.length = 0;
+		return;
+	}
 
 	if ((wqe->wr.send_flags & IB_SEND_INLINE) &&
 	    (wqe->mask & (SROCE_F_SEND | SROCE_F_WRITE))) {
@@ -99,13 +109,20 @@ bad_op:
 	wqe->state = SROCE_WQE_DONE;
 }
 
-/* Start over from the oldest unacknowledged PSN (after a timeout or NAK). */
+/*
+ * Start over from the oldest unacknowledged PSN (after a timeout or NAK):
+ * every WQE from the oldest not completed up to the one being sent (that
+ * one included if partly sent) goes out again; the first resumes at the
+ * packet of that PSN.
+ */
 static void sroce_req_rewind(struct sroce_qp *qp)
 {
 	u32 i, end = qp->req.wqe_index, psn = qp->comp.psn;
 	struct sroce_send_wqe *wqe;
 	bool first = true;
 
+	if (qp->req.offset)
+		end = (end + 1) & qp->sq.index_mask;
 	qp->req.wqe_index = qp->sq.index;
 	qp->req.psn = psn;
 	qp->req.offset = 0;
@@ -121,11 +138,9 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 			qp->req.offset = (psn - wqe->first_psn) &
 					 SROCE_PSN_MASK;
 			qp->req.offset *= qp->mtu;
-			qp->req.psn = psn;
 		}
 		first = false;
 	}
-	/* Skip completed local operations at the new start. */
 }
 
 void sroce_req_reset(struct sroce_qp *qp)
@@ -142,6 +157,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.timed_out = false;
 	qp->comp.rnr_wait = false;
+	qp->comp.gap_valid = false;
 }
 
 static u8 sroce_req_opcode(struct sroce_send_wqe *wqe, bool first, bool last)
@@ -311,6 +327,23 @@ static bool sroce_req_step(struct sroce_qp *qp)
 		return true;
 	}
 
+	if (wqe->mask & SROCE_F_LOCAL) {
+		/*
+		 * Local operations run once everything before them has
+		 * completed, so they cannot change memory an earlier WQE of
+		 * this QP still uses.
+		 */
+		if (qp->sq.index != qp->req.wqe_index)
+			return false;
+		if (wqe->wr.opcode == IB_WR_BIND_MW)
+			wqe->status = sroce_bind_mw(qp, wqe);
+		else if (sroce_invalidate(qp, wqe->wr.ex.invalidate_rkey, false))
+			wqe->status = IB_WC_LOC_QP_OP_ERR;
+		wqe->state = SROCE_WQE_DONE;
+		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+		return true;
+	}
+
 	if (rc && sroce_psn_cmp(qp->req.psn, sroce_psn_add(qp->comp.psn,
 			SROCE_MAX_INFLIGHT)) >= 0)
 		return false;
@@ -331,6 +364,9 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	}
 	if (qp->req.offset == 0) {
 		/* The whole message is out. */
+		if (wqe->mask & SROCE_F_SEND)
+			sroce_count(to_sdev(qp->ibqp.device),
+				    SROCE_CNT_RDMA_SENDS);
 		if (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC))
 			qp->req.rd_atomic++;
 		wqe->state = rc ? SROCE_WQE_SENT : SROCE_WQE_DONE;

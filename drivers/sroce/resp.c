@@ -314,24 +314,6 @@ static void sroce_resp_complete(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_qp_error(qp);
 }
 
-/* SEND with invalidate: the named MR (same PD) becomes invalid. */
-static int sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
-{
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct sroce_mr *mr;
-
-	mr = sroce_mr_get(sdev, rkey, qp->ibqp.pd, 0);
-	if (!mr)
-		return -EINVAL;
-	if (mr->type != SROCE_MR_FAST) {
-		sroce_mr_put(mr);
-		return -EINVAL;
-	}
-	mr->state = SROCE_MR_INVALID;
-	sroce_mr_put(mr);
-	return 0;
-}
-
 static enum sroce_resp_err sroce_resp_check_seq(struct sroce_qp *qp,
 						struct sroce_pkt *pkt)
 {
@@ -508,8 +490,8 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 	if (pkt->flags & SROCE_F_LAST) {
 		qp->resp.msn++;
 		if ((pkt->flags & SROCE_F_IETH) &&
-		    sroce_resp_invalidate(qp,
-				be32_to_cpu(*(__be32 *)sroce_ext(skb, 0)))) {
+		    sroce_invalidate(qp, be32_to_cpu(*(__be32 *)sroce_ext(skb, 0)),
+				     true)) {
 			sroce_resp_complete(qp, NULL, IB_WC_REM_INV_REQ_ERR);
 			return SROCE_RESP_INV_REQ;
 		}

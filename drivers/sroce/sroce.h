@@ -196,6 +196,8 @@ struct sroce_qp {
 		u8	rnr_left;
 		bool	timed_out;
 		bool	rnr_wait;
+		bool	gap_valid;	/* a retry for gap_psn is under way */
+		u32	gap_psn;
 		struct timer_list retrans_timer;
 		struct timer_list rnr_timer;
 	} comp;
@@ -252,13 +254,18 @@ struct sroce_mr {
 	u64			length;
 	refcount_t		ref;		/* lookups in flight + 1 */
 	struct completion	released;
+	atomic_t		num_mw;		/* windows bound to it */
 };
 
+/* A memory window; bound state changes under the mw_xa lock. */
 struct sroce_mw {
 	struct ib_mw		ibmw;
 	enum sroce_mr_state	state;
-	refcount_t		ref;
-	struct completion	released;
+	struct sroce_mr		*mr;		/* bound to */
+	u64			addr;
+	u64			length;
+	int			access;
+	u32			qpn;		/* type 2: the QP it is bound to */
 };
 
 static inline struct sroce_pd *to_spd(struct ib_pd *pd)
@@ -357,6 +364,9 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 				u32 len, int access);
+enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
+				const struct sroce_send_wqe *wqe);
+int sroce_invalidate(struct sroce_qp *qp, u32 key, bool remote);
 
 /* verbs.c: PD, AH, address vectors */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -121,6 +121,7 @@ enum sroce_op_flags {
 	SROCE_F_COMP	= BIT(17),	/* completes a receive WQE */
 	SROCE_F_UC_OK	= BIT(18),	/* valid on UC too */
 	SROCE_F_UD_OK	= BIT(19),	/* valid on UD (with DETH) */
+	SROCE_F_LOCAL	= BIT(20),	/* a local operation, not on the wire */
 };
 
 #define SROCE_F_ONLY	(SROCE_F_FIRST | SROCE_F_LAST)

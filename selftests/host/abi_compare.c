@@ -66,6 +66,11 @@ SAME_SIZE(sroce_modify_srq_cmd, rxe_modify_srq_cmd);
 _Static_assert((int)SROCE_NETWORK_TYPE_IPV4 == (int)RXE_NETWORK_TYPE_IPV4, "ipv4");
 _Static_assert((int)SROCE_NETWORK_TYPE_IPV6 == (int)RXE_NETWORK_TYPE_IPV6, "ipv6");
 
+#include <infiniband/verbs.h>
+_Static_assert(SROCE_UWC_GRH == IBV_WC_GRH, "wc GRH");
+_Static_assert(SROCE_UWC_WITH_IMM == IBV_WC_WITH_IMM, "wc IMM");
+_Static_assert(SROCE_UWC_WITH_INV == IBV_WC_WITH_INV, "wc INV");
+
 int main(void)
 {
 	return 0;

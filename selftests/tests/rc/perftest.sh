@@ -13,10 +13,10 @@ gb=$(gid_index sroce_b 192.0.2.2)
 run() {
 	local tool=$1 srv cli
 	shift
-	bg_run srv in_b timeout 200 "$tool" -d sroce_b -x "$gb" "$@"
+	bg_run srv in_b timeout 200 "$tool" -F -d sroce_b -x "$gb" "$@"
 	sleep 0.5
 	srv=0 cli=0
-	in_a timeout 200 "$tool" -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
+	in_a timeout 200 "$tool" -F -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
 	bg_wait srv 60 || srv=$?
 	log "$tool $*: client $cli, server $srv"
 	if [ $cli != 0 ] || [ $srv != 0 ]; then

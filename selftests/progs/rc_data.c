@@ -1,0 +1,985 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RC data path tests, one process driving two sroce devices (RDMA devices
+ * are visible from every network namespace; the traffic still crosses the
+ * veth pair between the devices' namespaces).
+ *
+ *   rc_data integrity DEV_A GID_A DEV_B GID_B [QPS [OPS [SEED]]]
+ *	random SEND / WRITE / WRITE_IMM / READ / CMP_SWAP / FETCH_ADD, 1 B to
+ *	4 MiB, random offsets, several SGEs, on several QPs at once; every
+ *	byte compared, every completion checked
+ *   rc_data errors DEV_A GID_A DEV_B GID_B
+ *	remote access errors, invalid requests, RNR and retry exhaustion,
+ *	flush, each with its exact work completion status
+ *   rc_data memwin DEV_A GID_A DEV_B GID_B
+ *	memory windows (types 1 and 2), BIND_MW, LOCAL_INV, SEND_WITH_INV
+ *   rc_data hostile DEV_A GID_A DEV_B GID_B
+ *	garbage in the process's own send, receive and completion rings
+ *
+ * Prints TAP; exits non-zero if a check failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "../../uapi/rdma_user_sroce.h"
+
+static int ntests, nfail;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntests++;
+	printf("%s %d - ", ok ? "ok" : "not ok", ntests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		nfail++;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	int gid;
+	union ibv_gid gidv;
+	enum ibv_mtu mtu;
+	char *buf;
+	size_t len;
+	struct ibv_mr *mr;
+};
+
+static struct side A, B;
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			c = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return c;
+}
+
+static int side_init(struct side *s, const char *dev, int gid, size_t len)
+{
+	struct ibv_port_attr pa;
+
+	s->ctx = open_dev(dev);
+	if (!s->ctx)
+		return -1;
+	s->gid = gid;
+	if (ibv_query_gid(s->ctx, 1, gid, &s->gidv) || ibv_query_port(s->ctx, 1, &pa))
+		return -1;
+	s->mtu = pa.active_mtu;
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->cq = ibv_create_cq(s->ctx, 4096, NULL, NULL, 0);
+	s->len = len;
+	s->buf = aligned_alloc(4096, len);
+	if (!s->pd || !s->cq || !s->buf)
+		return -1;
+	memset(s->buf, 0, len);
+	s->mr = ibv_reg_mr(s->pd, s->buf, len, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
+	return s->mr ? 0 : -1;
+}
+
+struct qp_opts {
+	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	int access;
+};
+
+static const struct qp_opts default_opts = {
+	.timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 1,
+	.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		  IBV_ACCESS_REMOTE_ATOMIC,
+};
+
+static struct ibv_qp *make_qp(struct side *s, int ex)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = s->cq, .recv_cq = s->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 256, .max_recv_wr = 256,
+			 .max_send_sge = 4, .max_recv_sge = 4 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = s->pd,
+	};
+
+	if (ex) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+				   IBV_QP_EX_WITH_SEND;
+	}
+	return ibv_create_qp_ex(s->ctx, &a);
+}
+
+static int connect_qp(struct side *s, struct ibv_qp *qp, struct side *peer,
+		      uint32_t dqpn, const struct qp_opts *o)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = o->access,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTR, .path_mtu = s->mtu, .dest_qp_num = dqpn,
+		.rq_psn = 1000, .max_dest_rd_atomic = 16,
+		.min_rnr_timer = o->min_rnr_timer,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .dgid = peer->gidv, .sgid_index = s->gid,
+				      .hop_limit = 64 } },
+	};
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTS, .timeout = o->timeout,
+		.retry_cnt = o->retry_cnt, .rnr_retry = o->rnr_retry,
+		.sq_psn = 1000, .max_rd_atomic = 16,
+	};
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int pair(struct ibv_qp **qa, struct ibv_qp **qb, const struct qp_opts *oa,
+		const struct qp_opts *ob, int ex)
+{
+	*qa = make_qp(&A, ex);
+	*qb = make_qp(&B, 0);
+	if (!*qa || !*qb)
+		return -1;
+	if (connect_qp(&A, *qa, &B, (*qb)->qp_num, oa) ||
+	    connect_qp(&B, *qb, &A, (*qa)->qp_num, ob))
+		return -1;
+	return 0;
+}
+
+/* Wait for @n completions on @cq (timeout in seconds); returns how many. */
+static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n, double timeout)
+{
+	double end = now() + timeout;
+	int got = 0, r;
+
+	while (got < n && now() < end) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			return got;
+		got += r;
+		if (!r)
+			usleep(200);
+	}
+	return got;
+}
+
+static uint64_t rnd_state;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static void fill(char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (char)rnd();
+}
+
+/* 1 B to 4 MiB, log-uniform. */
+static uint32_t rnd_size(void)
+{
+	int bits = rnd() % 23;
+
+	return 1 + rnd() % (1u << bits);
+}
+
+/* Split [base, base+len) into 1..4 SGEs with 64-byte gaps between them. */
+static int make_sges(struct side *s, char *base, uint32_t len,
+		     struct ibv_sge *sge)
+{
+	int n = 1 + rnd() % 4, i;
+	uint32_t left = len, off = 0;
+
+	if ((uint32_t)n > len)
+		n = 1;
+	for (i = 0; i < n; i++) {
+		uint32_t l = i == n - 1 ? left : 1 + rnd() % (left - (n - 1 - i));
+
+		sge[i].addr = (uintptr_t)(base + off);
+		sge[i].length = l;
+		sge[i].lkey = s->mr->lkey;
+		left -= l;
+		off += l + 64;
+	}
+	return n;
+}
+
+/* Concatenate what @sge describes into @out. */
+static void gather(const struct ibv_sge *sge, int n, char *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(out, (void *)(uintptr_t)sge[i].addr, sge[i].length);
+		out += sge[i].length;
+	}
+}
+
+/* The 64-byte gaps after each SGE must be untouched (zero). */
+static int gaps_clean(const struct ibv_sge *sge, int n)
+{
+	static const char zero[64];
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (memcmp((char *)(uintptr_t)sge[i].addr + sge[i].length, zero, 64))
+			return 0;
+	return 1;
+}
+
+#define SLICE (10u << 20)	/* per-QP share of each buffer */
+#define MAXQP 8
+
+struct op {
+	int kind;
+	uint32_t len;
+	struct ibv_sge sge[4];		/* local (A) */
+	int ns;
+	struct ibv_sge rsge[4];		/* B's receive buffers (SEND) */
+	int rns;
+	char *remote;			/* B's region (WRITE/READ) */
+	uint64_t before, cmp, swp;	/* atomics */
+	char *aremote, *ares;
+};
+
+static const char *kind_names[] = { "SEND", "WRITE", "WRITE_IMM", "READ",
+				    "CMP_SWAP", "FETCH_ADD" };
+
+static int post_op(struct ibv_qp *qa, struct ibv_qp *qb, int q, struct op *t)
+{
+	char *abase = A.buf + q * SLICE, *bbase = B.buf + q * SLICE;
+	struct ibv_send_wr wr = { .wr_id = q, .sg_list = t->sge,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad_s;
+	struct ibv_recv_wr rwr = { .wr_id = 100 + q, .sg_list = t->rsge }, *bad_r;
+	uint32_t aoff = rnd() % 4096, boff = rnd() % 4096;
+	int i;
+
+	t->kind = rnd() % 6;
+	t->len = rnd_size();
+	if (t->kind >= 4) {
+		t->aremote = bbase + (rnd() % 1024) * 8;
+		t->ares = abase + 64;
+		t->before = rnd();
+		t->cmp = (rnd() & 1) ? t->before : rnd();
+		t->swp = rnd();
+		memcpy(t->aremote, &t->before, 8);
+		memset(t->ares, 0, 8);
+		t->sge[0] = (struct ibv_sge){ (uintptr_t)t->ares, 8, A.mr->lkey };
+		wr.num_sge = 1;
+		wr.opcode = t->kind == 4 ? IBV_WR_ATOMIC_CMP_AND_SWP :
+					   IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = (uintptr_t)t->aremote;
+		wr.wr.atomic.rkey = B.mr->rkey;
+		wr.wr.atomic.compare_add = t->kind == 4 ? t->cmp : t->swp;
+		wr.wr.atomic.swap = t->swp;
+		return ibv_post_send(qa, &wr, &bad_s);
+	}
+
+	/* Clear both sides' areas (gaps included), then fill the source. */
+	memset(abase, 0, t->len + 8192);
+	memset(bbase, 0, t->len + 8192);
+	t->ns = make_sges(&A, abase + aoff, t->len, t->sge);
+	wr.num_sge = t->ns;
+	t->remote = bbase + boff;
+	if (t->kind == 3) {
+		fill(t->remote, t->len);
+	} else {
+		for (i = 0; i < t->ns; i++)
+			fill((char *)(uintptr_t)t->sge[i].addr, t->sge[i].length);
+	}
+	wr.opcode = t->kind == 0 ? IBV_WR_SEND :
+		    t->kind == 1 ? IBV_WR_RDMA_WRITE :
+		    t->kind == 2 ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = (uintptr_t)t->remote;
+	wr.wr.rdma.rkey = B.mr->rkey;
+	wr.imm_data = htobe32(0x1000 + q);
+	t->rns = 0;
+	if (t->kind == 0 || t->kind == 2) {
+		if (t->kind == 0)
+			t->rns = make_sges(&B, t->remote, t->len, t->rsge);
+		rwr.num_sge = t->rns;
+		if (ibv_post_recv(qb, &rwr, &bad_r))
+			return -1;
+	}
+	return ibv_post_send(qa, &wr, &bad_s);
+}
+
+static int check_op(struct op *t, char *tmp1, char *tmp2)
+{
+	uint64_t got, after, want;
+
+	switch (t->kind) {
+	case 0:	/* SEND: A's SGEs -> B's receive SGEs */
+		gather(t->sge, t->ns, tmp1);
+		gather(t->rsge, t->rns, tmp2);
+		return !memcmp(tmp1, tmp2, t->len) && gaps_clean(t->rsge, t->rns);
+	case 1:
+	case 2:	/* WRITE: A's SGEs -> B's region */
+		gather(t->sge, t->ns, tmp1);
+		return !memcmp(tmp1, t->remote, t->len) &&
+		       !t->remote[t->len] && !t->remote[t->len + 63];
+	case 3:	/* READ: B's region -> A's SGEs */
+		gather(t->sge, t->ns, tmp1);
+		return !memcmp(tmp1, t->remote, t->len) && gaps_clean(t->sge, t->ns);
+	default:
+		memcpy(&got, t->ares, 8);
+		memcpy(&after, t->aremote, 8);
+		want = t->kind == 4 ? (t->before == t->cmp ? t->swp : t->before) :
+				      t->before + t->swp;
+		return got == t->before && after == want;
+	}
+}
+
+static int integrity(int nqp, int nops)
+{
+	struct ibv_qp *qa[MAXQP], *qb[MAXQP];
+	char *tmp1 = malloc(5 << 20), *tmp2 = malloc(5 << 20);
+	struct op t[MAXQP];
+	struct ibv_wc wc[MAXQP];
+	int i, n, round, want, bad = 0, done = 0, count[6] = { 0 };
+	uint64_t bytes = 0;
+
+	for (i = 0; i < nqp; i++)
+		if (pair(&qa[i], &qb[i], &default_opts, &default_opts, 0)) {
+			check(0, "connect QP pair %d", i);
+			return 1;
+		}
+	check(1, "%d QP pairs connected", nqp);
+
+	for (round = 0; round * nqp < nops; round++) {
+		for (i = 0; i < nqp; i++)
+			if (post_op(qa[i], qb[i], i, &t[i])) {
+				check(0, "post %s on QP %d", kind_names[t[i].kind], i);
+				return 1;
+			}
+		n = poll_n(A.cq, wc, nqp, 120);
+		for (i = 0; i < n; i++)
+			if (wc[i].status != IBV_WC_SUCCESS ||
+			    wc[i].wr_id >= (uint64_t)nqp) {
+				int q = wc[i].wr_id < (uint64_t)nqp ? (int)wc[i].wr_id : 0;
+
+				check(0, "round %d: requester completion %s (QP %d: %s of %u bytes)",
+				      round, ibv_wc_status_str(wc[i].status), q,
+				      kind_names[t[q].kind], t[q].len);
+				return 1;
+			}
+		if (n != nqp) {
+			check(0, "round %d: %d of %d requester completions", round, n, nqp);
+			return 1;
+		}
+		for (want = 0, i = 0; i < nqp; i++)
+			want += t[i].kind == 0 || t[i].kind == 2;
+		n = poll_n(B.cq, wc, want, 60);
+		for (i = 0; i < n; i++) {
+			int q = wc[i].wr_id - 100;
+
+			if (wc[i].status != IBV_WC_SUCCESS || q < 0 || q >= nqp ||
+			    wc[i].byte_len != t[q].len || wc[i].qp_num != qb[q]->qp_num ||
+			    (t[q].kind == 2 &&
+			     (wc[i].opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
+			      !(wc[i].wc_flags & IBV_WC_WITH_IMM) ||
+			      be32toh(wc[i].imm_data) != 0x1000u + q)) ||
+			    (t[q].kind == 0 && wc[i].opcode != IBV_WC_RECV)) {
+				check(0, "round %d: receive completion (%s, len %u)",
+				      round, ibv_wc_status_str(wc[i].status),
+				      wc[i].byte_len);
+				return 1;
+			}
+		}
+		if (n != want) {
+			check(0, "round %d: %d of %d receive completions", round, n, want);
+			return 1;
+		}
+		for (i = 0; i < nqp; i++) {
+			count[t[i].kind]++;
+			done++;
+			bytes += t[i].kind >= 4 ? 8 : t[i].len;
+			if (!check_op(&t[i], tmp1, tmp2)) {
+				bad++;
+				printf("# mismatch: %s of %u bytes on QP %d\n",
+				       kind_names[t[i].kind], t[i].len, i);
+			}
+		}
+	}
+	check(!bad, "%d operations (%" PRIu64 " bytes): every byte as expected (%d bad)",
+	      done, bytes, bad);
+	for (i = 0; i < 6; i++)
+		printf("# %s: %d\n", kind_names[i], count[i]);
+	for (i = 0; i < nqp; i++) {
+		check(!ibv_destroy_qp(qa[i]) && !ibv_destroy_qp(qb[i]), "destroy pair %d", i);
+	}
+	free(tmp1);
+	free(tmp2);
+	return 0;
+}
+
+/* ---- error paths ---- */
+
+static void destroy_pair(struct ibv_qp *qa, struct ibv_qp *qb)
+{
+	struct ibv_wc wc[64];
+
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	/* drop completions left behind */
+	while (ibv_poll_cq(A.cq, 64, wc) > 0)
+		;
+	while (ibv_poll_cq(B.cq, 64, wc) > 0)
+		;
+}
+
+static int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return -1;
+	return a.qp_state;
+}
+
+/* Post one RDMA op on a fresh pair; check the requester's completion. */
+static void one_error(const char *what, enum ibv_wr_opcode opc, uint64_t raddr,
+		      uint32_t rkey, uint32_t len, enum ibv_wc_status want)
+{
+	struct ibv_qp *qa, *qb;
+	struct ibv_sge sge = { (uintptr_t)A.buf, len, A.mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+				  .opcode = opc, .send_flags = IBV_SEND_SIGNALED },
+			   *bad;
+	struct ibv_wc wc;
+
+	if (pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+		check(0, "%s: connect", what);
+		return;
+	}
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(qa, &wr, &bad)) {
+		check(0, "%s: post", what);
+	} else {
+		int n = poll_n(A.cq, &wc, 1, 30);
+
+		check(n == 1 && wc.status == want && wc.wr_id == 7,
+		      "%s: %s (got %s)", what, ibv_wc_status_str(want),
+		      n ? ibv_wc_status_str(wc.status) : "nothing");
+		if (want != IBV_WC_SUCCESS)
+			check(qp_state(qa) == IBV_QPS_ERR &&
+			      qp_state(qb) == IBV_QPS_ERR,
+			      "%s: both QPs in the error state", what);
+	}
+	destroy_pair(qa, qb);
+}
+
+static void errors(void)
+{
+	uint64_t rbase = (uintptr_t)B.buf;
+	struct ibv_mr *ro;
+	struct ibv_qp *qa, *qb;
+	struct ibv_wc wc[16];
+	struct qp_opts o;
+	int i, n;
+	double t0;
+
+	one_error("WRITE with a bad rkey", IBV_WR_RDMA_WRITE, rbase,
+		  B.mr->rkey ^ 0x80, 64, IBV_WC_REM_ACCESS_ERR);
+	one_error("READ with a bad rkey", IBV_WR_RDMA_READ, rbase,
+		  B.mr->rkey + 0x100, 64, IBV_WC_REM_ACCESS_ERR);
+	one_error("WRITE past the end of the MR", IBV_WR_RDMA_WRITE,
+		  rbase + B.len - 4, B.mr->rkey, 8, IBV_WC_REM_ACCESS_ERR);
+	one_error("READ before the start of the MR", IBV_WR_RDMA_READ,
+		  rbase - 8, B.mr->rkey, 16, IBV_WC_REM_ACCESS_ERR);
+
+	ro = ibv_reg_mr(B.pd, B.buf, 4096, IBV_ACCESS_REMOTE_READ);
+	if (ro) {
+		one_error("WRITE to an MR without remote write", IBV_WR_RDMA_WRITE,
+			  rbase, ro->rkey, 64, IBV_WC_REM_ACCESS_ERR);
+		one_error("READ of that MR works", IBV_WR_RDMA_READ, rbase,
+			  ro->rkey, 64, IBV_WC_SUCCESS);
+		ibv_dereg_mr(ro);
+	}
+
+	/* Misaligned atomic, through the ibv_wr_* API (the legacy path refuses it). */
+	if (!pair(&qa, &qb, &default_opts, &default_opts, 1)) {
+		struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qa);
+
+		ibv_wr_start(qx);
+		qx->wr_id = 9;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_atomic_fetch_add(qx, B.mr->rkey, rbase + 4, 1);
+		ibv_wr_set_sge(qx, A.mr->lkey, (uintptr_t)A.buf, 8);
+		check(!ibv_wr_complete(qx), "post a misaligned FETCH_ADD");
+		n = poll_n(A.cq, wc, 1, 30);
+		check(n == 1 && wc[0].status == IBV_WC_REM_INV_REQ_ERR,
+		      "misaligned atomic: %s (got %s)",
+		      ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR),
+		      n ? ibv_wc_status_str(wc[0].status) : "nothing");
+		destroy_pair(qa, qb);
+	}
+
+	/* RNR: no receive posted, rnr_retry 0. */
+	o = default_opts;
+	o.rnr_retry = 0;
+	if (!pair(&qa, &qb, &o, &default_opts, 0)) {
+		struct ibv_sge sge = { (uintptr_t)A.buf, 16, A.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 11, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		ibv_post_send(qa, &wr, &bad);
+		n = poll_n(A.cq, wc, 1, 30);
+		check(n == 1 && wc[0].status == IBV_WC_RNR_RETRY_EXC_ERR,
+		      "SEND without a receive, rnr_retry 0: %s (got %s)",
+		      ibv_wc_status_str(IBV_WC_RNR_RETRY_EXC_ERR),
+		      n ? ibv_wc_status_str(wc[0].status) : "nothing");
+		check(qp_state(qb) == IBV_QPS_RTS, "the responder stays in RTS after an RNR");
+		destroy_pair(qa, qb);
+	}
+
+	/* RNR then a receive shows up: the send gets through. */
+	o = default_opts;
+	o.rnr_retry = 7;
+	if (!pair(&qa, &qb, &o, &default_opts, 0)) {
+		struct ibv_sge sge = { (uintptr_t)A.buf, 16, A.mr->lkey };
+		struct ibv_sge rsge = { (uintptr_t)B.buf, 16, B.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 12, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+		struct ibv_recv_wr rwr = { .wr_id = 13, .sg_list = &rsge,
+					   .num_sge = 1 }, *rbad;
+
+		ibv_post_send(qa, &wr, &bad);
+		usleep(100000);
+		ibv_post_recv(qb, &rwr, &rbad);
+		n = poll_n(A.cq, wc, 1, 30);
+		check(n == 1 && wc[0].status == IBV_WC_SUCCESS,
+		      "SEND waits out RNR NAKs until a receive is posted (got %s)",
+		      n ? ibv_wc_status_str(wc[0].status) : "nothing");
+		n = poll_n(B.cq, wc, 1, 10);
+		check(n == 1 && wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 13,
+		      "and the receive completes");
+		destroy_pair(qa, qb);
+	}
+
+	/* The peer QP disappears: retries run out after the local ACK timeout. */
+	o = default_opts;
+	o.timeout = 12;		/* 16.8 ms */
+	o.retry_cnt = 3;
+	if (!pair(&qa, &qb, &o, &default_opts, 0)) {
+		struct ibv_sge sge = { (uintptr_t)A.buf, 100000, A.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 14, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+		double el;
+
+		wr.wr.rdma.remote_addr = rbase;
+		wr.wr.rdma.rkey = B.mr->rkey;
+		ibv_destroy_qp(qb);
+		qb = NULL;
+		t0 = now();
+		ibv_post_send(qa, &wr, &bad);
+		n = poll_n(A.cq, wc, 1, 30);
+		el = now() - t0;
+		check(n == 1 && wc[0].status == IBV_WC_RETRY_EXC_ERR,
+		      "WRITE to a destroyed QP: %s (got %s)",
+		      ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR),
+		      n ? ibv_wc_status_str(wc[0].status) : "nothing");
+		/* 4 tries of 16.8 ms: at least ~67 ms, and well under 5 s. */
+		check(el >= 0.06 && el < 5.0, "after %.3f s (4 x 16.8 ms timeouts)", el);
+		destroy_pair(qa, qb);
+	}
+
+	/* Moving to ERROR flushes what is outstanding. */
+	o = default_opts;
+	o.rnr_retry = 7;
+	if (!pair(&qa, &qb, &o, &default_opts, 0)) {
+		struct ibv_sge sge = { (uintptr_t)A.buf, 16, A.mr->lkey };
+		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+		int ok = 1;
+
+		for (i = 0; i < 5; i++) {
+			wr.wr_id = 20 + i;
+			ibv_post_send(qa, &wr, &bad);	/* stuck on RNR */
+		}
+		usleep(50000);
+		check(!ibv_modify_qp(qa, &a, IBV_QP_STATE), "move the requester to ERROR");
+		n = poll_n(A.cq, wc, 5, 10);
+		for (i = 0; i < n; i++)
+			ok &= wc[i].status == IBV_WC_WR_FLUSH_ERR &&
+			      wc[i].wr_id == 20u + i;
+		check(n == 5 && ok, "5 outstanding SENDs flushed in order (%d)", n);
+		destroy_pair(qa, qb);
+	}
+}
+
+/* ---- memory windows and local operations ---- */
+
+static int post1(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_cq *cq,
+		 struct ibv_wc *wc)
+{
+	struct ibv_send_wr *bad;
+	int err;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->status = IBV_WC_GENERAL_ERR;
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	err = ibv_post_send(qp, wr, &bad);
+	if (err) {
+		printf("# post_send: %s\n", strerror(err));
+		return -1;
+	}
+	if (poll_n(cq, wc, 1, 30) != 1) {
+		printf("# no completion\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void memwin(void)
+{
+	struct ibv_qp *qa, *qb;
+	struct ibv_mw *mw2, *mw1;
+	struct ibv_wc wc;
+	struct ibv_sge sge = { (uintptr_t)A.buf, 64, A.mr->lkey };
+	struct ibv_send_wr wr;
+	struct ibv_mw_bind b1;
+	uint64_t win = (uintptr_t)B.buf + 8192;
+	uint32_t rk;
+
+	if (pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+		check(0, "memwin: connect");
+		return;
+	}
+	mw2 = ibv_alloc_mw(B.pd, IBV_MW_TYPE_2);
+	mw1 = ibv_alloc_mw(B.pd, IBV_MW_TYPE_1);
+	check(mw1 && mw2, "alloc type 1 and type 2 windows");
+	if (!mw1 || !mw2)
+		return;
+
+	/* Bind the type 2 window on B's QP to 4 KiB of B's MR. */
+	rk = ibv_inc_rkey(mw2->rkey);
+	wr = (struct ibv_send_wr){ .wr_id = 1, .opcode = IBV_WR_BIND_MW };
+	wr.bind_mw.mw = mw2;
+	wr.bind_mw.rkey = rk;
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = B.mr, .addr = win, .length = 4096,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
+	check(!post1(qb, &wr, B.cq, &wc) && wc.status == IBV_WC_SUCCESS &&
+	      wc.opcode == IBV_WC_BIND_MW, "BIND_MW type 2 (%s)",
+	      ibv_wc_status_str(wc.status));
+	mw2->rkey = rk;
+	check(ibv_dereg_mr(B.mr) == EBUSY, "dereg of an MR with a bound window: EBUSY");
+
+	/* A writes through the window, then reads back through it. */
+	memset(A.buf, 0x5a, 64);
+	wr = (struct ibv_send_wr){ .wr_id = 2, .opcode = IBV_WR_RDMA_WRITE,
+				   .sg_list = &sge, .num_sge = 1 };
+	wr.wr.rdma.remote_addr = win + 100;
+	wr.wr.rdma.rkey = rk;
+	check(!post1(qa, &wr, A.cq, &wc) && wc.status == IBV_WC_SUCCESS,
+	      "WRITE through the type 2 window (%s)", ibv_wc_status_str(wc.status));
+	check(((unsigned char *)B.buf)[8192 + 100] == 0x5a &&
+	      ((unsigned char *)B.buf)[8192 + 163] == 0x5a &&
+	      ((unsigned char *)B.buf)[8192 + 164] == 0, "data landed in the window");
+
+	/* Type 1, bound with ibv_bind_mw on B's QP, read by A. */
+	b1 = (struct ibv_mw_bind){ .wr_id = 3, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = B.mr, .addr = win, .length = 4096,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ } };
+	check(!ibv_bind_mw(qb, mw1, &b1) && poll_n(B.cq, &wc, 1, 30) == 1 &&
+	      wc.status == IBV_WC_SUCCESS, "ibv_bind_mw type 1 (%s)",
+	      ibv_wc_status_str(wc.status));
+	memset(A.buf, 0, 64);
+	wr = (struct ibv_send_wr){ .wr_id = 4, .opcode = IBV_WR_RDMA_READ,
+				   .sg_list = &sge, .num_sge = 1 };
+	wr.wr.rdma.remote_addr = win + 100;
+	wr.wr.rdma.rkey = mw1->rkey;
+	check(!post1(qa, &wr, A.cq, &wc) && wc.status == IBV_WC_SUCCESS &&
+	      ((unsigned char *)A.buf)[0] == 0x5a && ((unsigned char *)A.buf)[63] == 0x5a,
+	      "READ through the type 1 window (%s)", ibv_wc_status_str(wc.status));
+
+	/* SEND with invalidate of the type 2 window. */
+	{
+		struct ibv_sge rsge = { (uintptr_t)B.buf, 64, B.mr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = 5, .sg_list = &rsge, .num_sge = 1 }, *rbad;
+
+		ibv_post_recv(qb, &rwr, &rbad);
+		wr = (struct ibv_send_wr){ .wr_id = 6, .opcode = IBV_WR_SEND_WITH_INV,
+					   .sg_list = &sge, .num_sge = 1,
+					   .invalidate_rkey = rk };
+		check(!post1(qa, &wr, A.cq, &wc) && wc.status == IBV_WC_SUCCESS,
+		      "SEND_WITH_INV (%s)", ibv_wc_status_str(wc.status));
+		check(poll_n(B.cq, &wc, 1, 10) == 1 && wc.status == IBV_WC_SUCCESS &&
+		      (wc.wc_flags & IBV_WC_WITH_INV) && wc.invalidated_rkey == rk,
+		      "the receive reports the invalidated rkey");
+	}
+	/* The window is gone: a WRITE through it fails. */
+	wr = (struct ibv_send_wr){ .wr_id = 7, .opcode = IBV_WR_RDMA_WRITE,
+				   .sg_list = &sge, .num_sge = 1 };
+	wr.wr.rdma.remote_addr = win;
+	wr.wr.rdma.rkey = rk;
+	check(!post1(qa, &wr, A.cq, &wc) && wc.status == IBV_WC_REM_ACCESS_ERR,
+	      "WRITE through an invalidated window: REM_ACCESS_ERR (%s)",
+	      ibv_wc_status_str(wc.status));
+	destroy_pair(qa, qb);
+
+	/* LOCAL_INV of a bound type 2 window, then access beyond a window. */
+	if (!pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+		rk = ibv_inc_rkey(rk);
+		wr = (struct ibv_send_wr){ .wr_id = 8, .opcode = IBV_WR_BIND_MW };
+		wr.bind_mw.mw = mw2;
+		wr.bind_mw.rkey = rk;
+		wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+			.mr = B.mr, .addr = win, .length = 4096,
+			.mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+		check(!post1(qb, &wr, B.cq, &wc) && wc.status == IBV_WC_SUCCESS,
+		      "rebind the type 2 window (%s)", ibv_wc_status_str(wc.status));
+		wr = (struct ibv_send_wr){ .wr_id = 9, .opcode = IBV_WR_RDMA_WRITE,
+					   .sg_list = &sge, .num_sge = 1 };
+		wr.wr.rdma.remote_addr = win + 4096 - 32;
+		wr.wr.rdma.rkey = rk;
+		check(!post1(qa, &wr, A.cq, &wc) && wc.status == IBV_WC_REM_ACCESS_ERR,
+		      "WRITE across the window's end: REM_ACCESS_ERR (%s)",
+		      ibv_wc_status_str(wc.status));
+		destroy_pair(qa, qb);
+	}
+	if (!pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+		wr = (struct ibv_send_wr){ .wr_id = 10, .opcode = IBV_WR_LOCAL_INV,
+					   .invalidate_rkey = rk };
+		check(!post1(qb, &wr, B.cq, &wc) && wc.status == IBV_WC_SUCCESS,
+		      "LOCAL_INV of the window (%s)", ibv_wc_status_str(wc.status));
+		wr = (struct ibv_send_wr){ .wr_id = 11, .opcode = IBV_WR_LOCAL_INV,
+					   .invalidate_rkey = B.mr->rkey };
+		check(!post1(qb, &wr, B.cq, &wc) && wc.status == IBV_WC_LOC_QP_OP_ERR,
+		      "LOCAL_INV of a registered (not fast) MR fails (%s)",
+		      ibv_wc_status_str(wc.status));
+		destroy_pair(qa, qb);
+	}
+	check(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2), "dealloc the windows");
+}
+
+/* ---- hostile rings ---- */
+
+/* The uverbs mappings of this process, as "start-end" lines. */
+static char *uverbs_maps(void)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	size_t n = 0;
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "/dev/infiniband/uverbs") &&
+		    n + strlen(line) < sizeof(buf) - 1) {
+			strcpy(buf + n, line);
+			n += strlen(line);
+		}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/*
+ * The largest uverbs mapping not in @before: of a new QP's two rings, the
+ * send queue (its slots are bigger).
+ */
+static void *new_sq_ring(const char *before)
+{
+	char *maps = strdup(uverbs_maps()), *line, *save = NULL;
+	unsigned long s, e, best = 0, blen = 0;
+	char key[64];
+
+	for (line = strtok_r(maps, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%lx-%lx", &s, &e) != 2)
+			continue;
+		snprintf(key, sizeof(key), "%lx-%lx", s, e);
+		if (strstr(before, key))
+			continue;
+		if (e - s > blen) {
+			best = s;
+			blen = e - s;
+		}
+	}
+	free(maps);
+	return (void *)best;
+}
+
+static int doorbell(struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} c = {};
+	struct ib_uverbs_post_send_resp resp;
+
+	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = sizeof(resp) / 4;
+	c.cmd.response = (uintptr_t)&resp;
+	c.cmd.qp_handle = qp->handle;
+	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	return write(qp->context->cmd_fd, &c, sizeof(c)) == sizeof(c) ? 0 : -1;
+}
+
+static void hostile_case(const char *what, int mode)
+{
+	struct ibv_qp *qa, *qb;
+	struct sroce_queue_buf *sq;
+	struct sroce_send_wqe *w;
+	struct ibv_wc wc[300];
+	char *before = strdup(uverbs_maps());
+	int n, i, errs = 0;
+
+	/* The provider maps the RQ, then the SQ: the last mapping is the SQ. */
+	qa = make_qp(&A, 0);
+	sq = new_sq_ring(before);
+	free(before);
+	qb = make_qp(&B, 0);
+	if (!qa || !qb || !sq || connect_qp(&A, qa, &B, qb->qp_num, &default_opts) ||
+	    connect_qp(&B, qb, &A, qa->qp_num, &default_opts)) {
+		check(0, "%s: connect", what);
+		return;
+	}
+	w = (struct sroce_send_wqe *)(sq->data);
+	switch (mode) {
+	case 0:	/* an opcode that does not exist */
+		memset(w, 0xa5, 1u << sq->log2_elem_size);
+		w->wr.opcode = 0xdead;
+		w->wr.send_flags = IBV_SEND_SIGNALED;
+		__atomic_store_n(&sq->producer_index, 1, __ATOMIC_RELEASE);
+		break;
+	case 1:	/* num_sge far past the limit */
+		memset(w, 0, sizeof(*w));
+		w->wr.opcode = IBV_WR_SEND;
+		w->dma.num_sge = 100000;
+		__atomic_store_n(&sq->producer_index, 1, __ATOMIC_RELEASE);
+		break;
+	case 2:	/* a producer index past the mask, over garbage slots */
+		for (i = 0; i <= (int)sq->index_mask; i++)
+			memset(sq->data + ((size_t)i << sq->log2_elem_size),
+			       i * 37, 1u << sq->log2_elem_size);
+		__atomic_store_n(&sq->producer_index, 0xfffffff7, __ATOMIC_RELEASE);
+		break;
+	case 3:	/* a garbage lkey and an inline length past the limit */
+		memset(w, 0, 2 * sizeof(*w) + 64);
+		w->wr.opcode = IBV_WR_RDMA_WRITE;
+		w->dma.num_sge = 1;
+		w->dma.sge[0].lkey = 0x12345678;
+		w->dma.sge[0].length = 100;
+		w->wr.wr.rdma.rkey = B.mr->rkey;
+		w->wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+		w = (struct sroce_send_wqe *)(sq->data + (1u << sq->log2_elem_size));
+		memset(w, 0, sizeof(*w));
+		w->wr.opcode = IBV_WR_SEND;
+		w->wr.send_flags = IBV_SEND_INLINE;
+		w->dma.length = 1u << 20;
+		__atomic_store_n(&sq->producer_index, 2, __ATOMIC_RELEASE);
+		break;
+	case 4:	/* the header scribbled on: geometry is the kernel's own */
+		sq->index_mask = 0xffffffff;
+		sq->log2_elem_size = 30;
+		sq->consumer_index = 0x7777777;
+		memset(w, 0, sizeof(*w));
+		w->wr.opcode = IBV_WR_SEND;
+		__atomic_store_n(&sq->producer_index, 0xffffff, __ATOMIC_RELEASE);
+		break;
+	}
+	check(!doorbell(qa) || errno, "%s: doorbell answered", what);
+	n = poll_n(A.cq, wc, 300, 2);
+	for (i = 0; i < n; i++)
+		errs += wc[i].status != IBV_WC_SUCCESS;
+	check(n > 0 && errs > 0 && qp_state(qa) == IBV_QPS_ERR,
+	      "%s: error completions (%d of %d), QP in ERROR", what, errs, n);
+	destroy_pair(qa, qb);
+}
+
+static void hostile(void)
+{
+	hostile_case("bad opcode", 0);
+	hostile_case("num_sge past the limit", 1);
+	hostile_case("producer index past the mask", 2);
+	hostile_case("bad lkey, oversized inline", 3);
+	hostile_case("scribbled ring header", 4);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	int nqp = argc > 6 ? atoi(argv[6]) : 4;
+	int nops = argc > 7 ? atoi(argv[7]) : 200;
+
+	rnd_state = argc > 8 ? strtoull(argv[8], NULL, 0) : 0x9e3779b97f4a7c15ull;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 6 || nqp < 1 || nqp > MAXQP) {
+		fprintf(stderr, "usage: rc_data integrity|errors|hostile DEV_A GID_A DEV_B GID_B [QPS [OPS [SEED]]]\n");
+		return 2;
+	}
+	if (side_init(&A, argv[2], atoi(argv[3]), MAXQP * SLICE) ||
+	    side_init(&B, argv[4], atoi(argv[5]), MAXQP * SLICE)) {
+		printf("Bail out! cannot set up the devices\n");
+		return 1;
+	}
+	if (!strcmp(mode, "integrity"))
+		integrity(nqp, nops);
+	else if (!strcmp(mode, "errors"))
+		errors();
+	else if (!strcmp(mode, "hostile"))
+		hostile();
+	else if (!strcmp(mode, "memwin"))
+		memwin();
+	else
+		return 2;
+	printf("1..%d\n# %d passed, %d failed\n", ntests, ntests - nfail, nfail);
+	return nfail ? 1 : 0;
+}

@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two QPs on the same device talk to each other (the packets never leave
+# the device): ibv_rc_pingpong with validation, and ib_write_bw/ib_read_bw.
+. /tests/lib.sh
+
+veth_pair v0 v1
+ip addr add 192.0.2.1/24 dev v0
+link_add sroce0 v0
+wait_for 10 "port active" port_state_is sroce0 ACTIVE
+wait_for 10 "IPv4 GID" gid_index sroce0 192.0.2.1
+g=$(gid_index sroce0 192.0.2.1)
+
+bg_run srv ibv_rc_pingpong -d sroce0 -g "$g" -s 65536 -n 100 -c
+sleep 0.3
+assert_rc 0 "pingpong client" timeout 120 ibv_rc_pingpong -d sroce0 -g "$g" -s 65536 -n 100 -c 192.0.2.1
+bg_wait srv 30
+for t in ib_write_bw ib_read_bw; do
+	bg_run srv timeout 120 $t -F -d sroce0 -x "$g" -s 4096 -n 200
+	sleep 0.5
+	assert_rc 0 "$t client" timeout 120 $t -F -d sroce0 -x "$g" -s 4096 -n 200 192.0.2.1
+	bg_wait srv 30
+done
+c() { cat /sys/class/infiniband/sroce0/ports/1/hw_counters/$1; }
+assert_eq "$(c sent_pkts)" "$(c rcvd_pkts)" "every packet looped back"
+assert_eq "$(c retransmits)" "0" "no retransmission"
+pass

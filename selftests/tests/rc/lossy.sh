@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A lossy, reordering link (netem on both veth ends): the random RC traffic
+# of rc/integrity still arrives intact, through retransmission.
+. /tests/lib.sh
+
+modprobe sch_netem 2>/dev/null || skip "no sch_netem"
+rdma_pair
+in_a tc qdisc add dev va root netem loss 2% delay 1ms reorder 5% 50%
+in_b tc qdisc add dev vb root netem loss 2% delay 1ms reorder 5% 50%
+ga=$(gid_index sroce_a 192.0.2.1)
+gb=$(gid_index sroce_b 192.0.2.2)
+rc=0
+timeout 600 rc_data integrity sroce_a "$ga" sroce_b "$gb" 2 60 7 > out.log 2>&1 || rc=$?
+grep -v "^ok " out.log || true
+[ $rc = 0 ] || fail "rc_data over a lossy link: exit $rc"
+rt=$(($(cat /sys/class/infiniband/sroce_a/ports/1/hw_counters/retransmits) +
+      $(cat /sys/class/infiniband/sroce_b/ports/1/hw_counters/retransmits)))
+log "retransmissions: $rt"
+[ "$rt" -gt 0 ] || fail "no retransmission on a lossy link?"
+pass
