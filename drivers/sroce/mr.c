@@ -366,6 +366,30 @@ out:
 }
 
 /*
+ * REG_MR from a kernel consumer: the MR, mapped by map_mr_sg, becomes valid
+ * under the new key (same index) with the given access.
+ */
+enum ib_wc_status sroce_reg_mr(struct sroce_qp *qp,
+			       const struct sroce_send_wqe *wqe)
+{
+	struct sroce_mr *mr = (struct sroce_mr *)(uintptr_t)wqe->wr.wr.mw.addr;
+	u32 key = wqe->wr.wr.mw.rkey;
+
+	if (!mr || mr->type != SROCE_MR_FAST || mr->ibmr.pd != qp->ibqp.pd ||
+	    (key >> 8) != (mr->ibmr.lkey >> 8) ||
+	    mr->state == SROCE_MR_VALID ||
+	    sroce_check_access(wqe->wr.wr.mw.access))
+		return IB_WC_MW_BIND_ERR;
+	xa_lock(&to_sdev(qp->ibqp.device)->mr_xa);
+	mr->access = wqe->wr.wr.mw.access;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	mr->state = SROCE_MR_VALID;
+	xa_unlock(&to_sdev(qp->ibqp.device)->mr_xa);
+	return IB_WC_SUCCESS;
+}
+
+/*
  * Invalidate @key: a fast-registration MR, or a bound type 2 window (for a
  * remote invalidation, only one bound to this QP). Same PD as the QP.
  */

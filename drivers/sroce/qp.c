@@ -26,6 +26,7 @@ static int sroce_qp_check_init(struct sroce_dev *sdev,
 	case IB_QPT_RC:
 	case IB_QPT_UC:
 	case IB_QPT_UD:
+	case IB_QPT_GSI:
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -92,6 +93,11 @@ static int sroce_qp_init_queues(struct sroce_qp *qp,
 }
 
 static struct workqueue_struct *sroce_wq;
+
+bool sroce_qp_is_ud(struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
 
 int sroce_wq_init(void)
 {
@@ -240,7 +246,17 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = err == -EBUSY ? -ENOMEM : err;
 		goto err_queues;
 	}
+	qp->index = qpn;
 	ibqp->qp_num = qpn;
+	if (init->qp_type == IB_QPT_GSI) {
+		/* One GSI QP per port; the wire calls it QP1. */
+		if (cmpxchg(&sdev->gsi_index, 0, qpn)) {
+			err = -EBUSY;
+			goto err_xa;
+		}
+		ibqp->qp_num = 1;
+		qp->attr.qkey = SROCE_GSI_QKEY;
+	}
 
 	if (udata) {
 		uctx = sroce_udata_uctx(udata);
@@ -265,6 +281,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_xa:
+	if (init->qp_type == IB_QPT_GSI && sdev->gsi_index == qpn)
+		sdev->gsi_index = 0;
 	xa_erase_bh(&sdev->qp_xa, qpn);
 err_queues:
 	sroce_qp_free_state(qp);
@@ -538,9 +556,12 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
 
 	/* No new lookups; wait for the receive path to let go. */
-	xa_erase_bh(&to_sdev(ibqp->device)->qp_xa, ibqp->qp_num);
+	if (ibqp->qp_type == IB_QPT_GSI)
+		WRITE_ONCE(sdev->gsi_index, 0);
+	xa_erase_bh(&sdev->qp_xa, qp->index);
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 
@@ -562,6 +583,113 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 /*
+ * Kernel consumers: write each work request into the send ring, in the
+ * layout user space uses, so one requester serves both. Inline data is
+ * copied from the (kernel) SGE addresses now.
+ */
+static int sroce_build_kwqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
+			    struct sroce_send_wqe *wqe)
+{
+	u32 i, len = 0;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq_max_sge)
+		return -EINVAL;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	wqe->wr.ex.imm_data = wr->ex.imm_data;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+		wqe->iova = rdma_wr(wr)->remote_addr;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
+		wqe->iova = atomic_wr(wr)->remote_addr;
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		/* Kernel rings only: the requester trusts this pointer. */
+		wqe->wr.wr.mw.addr = (uintptr_t)reg_wr(wr)->mr;
+		wqe->wr.wr.mw.rkey = reg_wr(wr)->key;
+		wqe->wr.wr.mw.access = reg_wr(wr)->access;
+		break;
+	default:
+		break;
+	}
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		wqe->wr.wr.ud.ah_num = to_sah(ud_wr(wr)->ah)->ah_num;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		for (i = 0; i < wr->num_sge; i++) {
+			u32 n = wr->sg_list[i].length;
+
+			if (n > qp->sq_max_inline - len)
+				return -EINVAL;
+			memcpy(wqe->dma.inline_data + len,
+			       (void *)(uintptr_t)wr->sg_list[i].addr, n);
+			len += n;
+		}
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+			len += wr->sg_list[i].length;
+		}
+		wqe->dma.num_sge = wr->num_sge;
+	}
+	wqe->dma.length = len;
+	wqe->dma.resid = len;
+	return 0;
+}
+
+static int sroce_post_send_kernel(struct sroce_qp *qp,
+				  const struct ib_send_wr *wr,
+				  const struct ib_send_wr **bad_wr)
+{
+	struct sroce_queue *q = &qp->sq;
+	unsigned long flags;
+	u32 prod, cons;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		prod = q->buf->producer_index & q->index_mask;
+		cons = smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
+		if (((prod + 1) & q->index_mask) == cons) {
+			err = -ENOMEM;
+			break;
+		}
+		err = sroce_build_kwqe(qp, wr, sroce_queue_slot(q, prod));
+		if (err)
+			break;
+		smp_store_release(&q->buf->producer_index,
+				  (prod + 1) & q->index_mask);
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (err)
+		*bad_wr = wr;
+	sroce_qp_sched(qp);
+	return err;
+}
+
+/*
  * User QPs ring the doorbell with an empty list (the WQEs are in the
  * mapped send queue already). Before RTS there is nothing to send, and the
  * IBA makes posting an error there.
@@ -572,18 +700,17 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	enum ib_qp_state state = READ_ONCE(qp->state);
 
-	if (!qp->is_user) {
-		/* The kernel send path comes with the transport. */
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR) {
 		*bad_wr = wr;
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	}
+	if (!qp->is_user)
+		return sroce_post_send_kernel(qp, wr, bad_wr);
 	if (wr) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
-	    state == IB_QPS_RTR)
-		return -EINVAL;
 	if (state == IB_QPS_ERR) {
 		/* Flush now, so the completions are there when we return. */
 		mutex_lock(&qp->lock);

@@ -44,8 +44,14 @@ void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	struct sroce_qp *qp;
 	u8 class = pkt->opcode & 0xe0;
 
-	if (qpn < 2 || bth->pkey != SROCE_DEFAULT_PKEY_BE)
-		goto drop;
+	if (!qpn || qpn == SROCE_QPN_MASK || bth->pkey != SROCE_DEFAULT_PKEY_BE)
+		goto drop;	/* QP0, multicast, foreign partitions */
+	if (qpn == 1) {
+		/* The GSI QP (MADs for the connection manager). */
+		qpn = READ_ONCE(sdev->gsi_index);
+		if (!qpn)
+			goto drop;
+	}
 	qp = sroce_qp_get(sdev, qpn);
 	if (!qp)
 		goto drop;
@@ -59,8 +65,12 @@ void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		if (class != SROCE_OP_UC)
 			goto drop_put;
 		break;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		if (class != SROCE_OP_UD)
+			goto drop_put;
+		break;
 	default:
-		/* UD comes with the UD transport. */
 		goto drop_put;
 	}
 
@@ -75,7 +85,7 @@ void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 			goto drop_put;
 		q = &qp->resp_pkts;
 	}
-	if (!sroce_addr_match(qp, skb))
+	if (class != SROCE_OP_UD && !sroce_addr_match(qp, skb))
 		goto drop_put;
 	if (skb_queue_len(q) >= SROCE_QP_RX_MAX)
 		goto drop_put;

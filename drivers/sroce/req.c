@@ -21,8 +21,12 @@ struct sroce_send_wqe *sroce_sq_copy(struct sroce_qp *qp, u32 index)
 }
 
 /* What each work request opcode is on the wire; 0 = not valid. */
-static u32 sroce_wr_flags(u32 op, enum ib_qp_type type)
+static u32 sroce_wr_flags(struct sroce_qp *qp, u32 op)
 {
+	enum ib_qp_type type = qp->ibqp.qp_type;
+
+	if (type == IB_QPT_GSI)
+		type = IB_QPT_UD;
 	switch (op) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -40,6 +44,9 @@ static u32 sroce_wr_flags(u32 op, enum ib_qp_type type)
 	case IB_WR_LOCAL_INV:
 	case IB_WR_BIND_MW:
 		return type == IB_QPT_UD ? 0 : SROCE_F_LOCAL;
+	case IB_WR_REG_MR:
+		/* Carries a kernel pointer: never from a user ring. */
+		return type == IB_QPT_UD || qp->is_user ? 0 : SROCE_F_LOCAL;
 	default:
 		return 0;
 	}
@@ -61,11 +68,9 @@ static void sroce_req_fetch(struct sroce_qp *qp)
 	wqe->status = IB_WC_SUCCESS;
 	wqe->first_psn = 0;
 	wqe->last_psn = 0;
-	wqe->mask = sroce_wr_flags(wqe->wr.opcode, qp->ibqp.qp_type);
+	wqe->mask = sroce_wr_flags(qp, wqe->wr.opcode);
 	if (!wqe->mask)
 		goto bad_op;
-	if (qp->ibqp.qp_type == IB_QPT_UD)
-		goto bad_op;	/* UD comes with the UD transport */
 
 	if (wqe->mask & SROCE_F_LOCAL) {
 		wqe->dma.length = 0;
@@ -298,6 +303,79 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	return span;
 }
 
+/*
+ * UD and GSI: one packet, addressed by the AH the WQE names (its number,
+ * checked against the QP's PD; the AV is copied under the table lock, so a
+ * concurrent destroy cannot pull it away mid-send).
+ */
+static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
+				      struct sroce_send_wqe *wqe)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	u32 len = wqe->dma.length, mtu = ib_mtu_enum_to_int(sdev->port_mtu);
+	u32 dqpn = wqe->wr.wr.ud.remote_qpn & SROCE_QPN_MASK;
+	u32 qkey = wqe->wr.wr.ud.remote_qkey;
+	bool imm = wqe->wr.opcode == IB_WR_SEND_WITH_IMM;
+	u8 op = imm ? SROCE_OP_SEND_ONLY_IMM : SROCE_OP_SEND_ONLY;
+	u8 pad = -len & 3;
+	struct sroce_deth *deth;
+	struct sroce_bth *bth;
+	struct sroce_ah *ah;
+	struct sroce_av av;
+	struct sk_buff *skb;
+	bool found = false;
+	u8 *p;
+
+	xa_lock(&sdev->ah_xa);
+	ah = xa_load(&sdev->ah_xa, wqe->wr.wr.ud.ah_num);
+	if (ah && ah->ibah.pd == qp->ibqp.pd) {
+		av = ah->av;
+		found = true;
+	}
+	xa_unlock(&sdev->ah_xa);
+	if (!found)
+		return IB_WC_LOC_QP_OP_ERR;
+	/* A UD message is one packet: it must fit the port's MTU. */
+	if (len > mtu)
+		return IB_WC_LOC_LEN_ERR;
+
+	skb = sroce_skb_alloc(sdev, &av, sroce_opcodes[op].hdr_len +
+			      sizeof(*deth) + len + pad);
+	if (!skb)
+		return IB_WC_LOC_QP_OP_ERR;
+	bth = (struct sroce_bth *)skb->data;
+	bth->opcode = SROCE_OP_UD | op;
+	bth->flags = pad << SROCE_BTH_PAD_SHIFT;
+	if (wqe->wr.send_flags & IB_SEND_SOLICITED)
+		bth->flags |= SROCE_BTH_SE;
+	bth->pkey = SROCE_DEFAULT_PKEY_BE;
+	bth->qpn = cpu_to_be32(dqpn);
+	bth->apsn = cpu_to_be32(qp->req.psn);
+	deth = (struct sroce_deth *)(bth + 1);
+	/* A Q_Key with the high bit set means: use the QP's own. */
+	deth->qkey = cpu_to_be32(qkey & 0x80000000 ? qp->attr.qkey : qkey);
+	deth->sqp = cpu_to_be32(qp->ibqp.qp_num);
+	p = (u8 *)(deth + 1);
+	if (imm) {
+		memcpy(p, &wqe->wr.ex.imm_data, 4);
+		p += 4;
+	}
+	if (len) {
+		if (wqe->wr.send_flags & IB_SEND_INLINE)
+			memcpy(p, wqe->dma.inline_data, len);
+		else if (sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, 0,
+					p, len, false)) {
+			kfree_skb(skb);
+			return IB_WC_LOC_PROT_ERR;
+		}
+	}
+	memset(p + len, 0, pad);
+	sroce_xmit(sdev, &av, rdma_get_udp_sport(av.flow_label,
+						 qp->ibqp.qp_num, dqpn), skb);
+	sroce_count(sdev, SROCE_CNT_RDMA_SENDS);
+	return IB_WC_SUCCESS;
+}
+
 /* Send one packet (or run one local operation); false if nothing to do. */
 static bool sroce_req_step(struct sroce_qp *qp)
 {
@@ -337,9 +415,19 @@ static bool sroce_req_step(struct sroce_qp *qp)
 			return false;
 		if (wqe->wr.opcode == IB_WR_BIND_MW)
 			wqe->status = sroce_bind_mw(qp, wqe);
+		else if (wqe->wr.opcode == IB_WR_REG_MR)
+			wqe->status = sroce_reg_mr(qp, wqe);
 		else if (sroce_invalidate(qp, wqe->wr.ex.invalidate_rkey, false))
 			wqe->status = IB_WC_LOC_QP_OP_ERR;
 		wqe->state = SROCE_WQE_DONE;
+		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+		return true;
+	}
+
+	if (sroce_qp_is_ud(qp)) {
+		wqe->status = sroce_req_ud(qp, wqe);
+		wqe->state = SROCE_WQE_DONE;
+		qp->req.psn = sroce_psn_add(qp->req.psn, 1);
 		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
 		return true;
 	}

@@ -9,6 +9,9 @@
  *
  * Receive WQEs are copied out of the ring once and used from the copy.
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
 #include "sroce.h"
 
 /* Atomics are atomic against each other, across all devices. */
@@ -527,6 +530,74 @@ static void sroce_resp_fail(struct sroce_qp *qp, u32 psn,
 	}
 }
 
+/*
+ * UD and GSI: one packet per message. The Q_Key must match; the receive
+ * buffer gets the 40-byte GRH image (IPv6 header, or 20 zero bytes and the
+ * IPv4 header) then the payload. No receive WQE, or too small a one: drop.
+ */
+static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_deth *deth = sroce_ext(skb, 0);
+	struct sroce_recv_wqe *wqe;
+	union {
+		u8 raw[40];
+		struct {
+			u8 pad[20];
+			struct iphdr ip4;
+		};
+		struct ipv6hdr ip6;
+	} grh = {};
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+		.port_num = SROCE_PORT,
+		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
+	};
+
+	if (be32_to_cpu(deth->qkey) != qp->attr.qkey) {
+		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+		return;
+	}
+	if (!qp->resp.has_wqe && !sroce_resp_get_wqe(qp)) {
+		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+		return;
+	}
+	wqe = (struct sroce_recv_wqe *)qp->resp.wqe;
+	wc.wr_id = wqe->wr_id;
+	qp->resp.has_wqe = false;
+
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		memcpy(&grh.ip6, ipv6_hdr(skb), sizeof(grh.ip6));
+		wc.network_hdr_type = RDMA_NETWORK_IPV6;
+	} else {
+		memcpy(&grh.ip4, ip_hdr(skb), sizeof(grh.ip4));
+		wc.network_hdr_type = RDMA_NETWORK_IPV4;
+	}
+	if (sizeof(grh) + pkt->paylen > qp->resp.length) {
+		wc.status = IB_WC_LOC_LEN_ERR;
+	} else if (sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, 0,
+				  grh.raw, sizeof(grh), true) ||
+		   (pkt->paylen &&
+		    sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge,
+				   sizeof(grh), sroce_payload(skb),
+				   pkt->paylen, true))) {
+		wc.status = IB_WC_LOC_PROT_ERR;
+	} else {
+		wc.byte_len = sizeof(grh) + pkt->paylen;
+		wc.src_qp = be32_to_cpu(deth->sqp) & SROCE_QPN_MASK;
+		if (pkt->flags & SROCE_F_IMM) {
+			memcpy(&wc.ex.imm_data,
+			       sroce_ext(skb, sizeof(struct sroce_deth)), 4);
+			wc.wc_flags |= IB_WC_WITH_IMM;
+		}
+		sroce_count(sdev, SROCE_CNT_RDMA_RECVS);
+	}
+	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc, pkt->se);
+}
+
 static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
@@ -534,6 +605,10 @@ static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 	enum sroce_resp_err err;
 	int cmp;
 
+	if (sroce_qp_is_ud(qp)) {
+		sroce_resp_ud(qp, skb);
+		return;
+	}
 	if (qp->ibqp.qp_type == IB_QPT_UC) {
 		/* On a gap or after an error, resume at the next message. */
 		if (pkt->psn != qp->resp.psn || qp->resp.drop_msg) {

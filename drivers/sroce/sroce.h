@@ -65,6 +65,7 @@ struct sroce_dev {
 	u32			ah_next;
 	struct xarray		mr_xa;		/* MR key index: 1..max_mr */
 	u32			mr_next;
+	u32			gsi_index;	/* xarray index of QP1, or 0 */
 	struct xarray		mw_xa;		/* MW key index: above MRs' */
 	u32			mw_next;
 	atomic_t		num_pd;
@@ -146,6 +147,7 @@ enum sroce_wqe_state {
 
 struct sroce_qp {
 	struct ib_qp		ibqp;
+	u32			index;		/* in qp_xa: the QPN, but 1 for GSI */
 	struct sroce_queue	sq;
 	struct sroce_queue	rq;		/* unused with an SRQ */
 	spinlock_t		sq_lock;	/* kernel consumers: producer */
@@ -353,6 +355,7 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_put(struct sroce_qp *qp);
+bool sroce_qp_is_ud(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 int sroce_wq_init(void);
 void sroce_wq_exit(void);
@@ -367,6 +370,8 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 				const struct sroce_send_wqe *wqe);
 int sroce_invalidate(struct sroce_qp *qp, u32 key, bool remote);
+enum ib_wc_status sroce_reg_mr(struct sroce_qp *qp,
+			       const struct sroce_send_wqe *wqe);
 
 /* verbs.c: PD, AH, address vectors */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

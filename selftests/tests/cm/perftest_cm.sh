@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perftest over rdma_cm (-R) for every RC test, with completion events
+# (-e) for every test perftest offers them on (not WRITE), and the UD and UC
+# send tests; both sides must exit 0.
+. /tests/lib.sh
+
+modprobe rdma_ucm || true
+rdma_pair
+ga=$(gid_index sroce_a 192.0.2.1)
+gb=$(gid_index sroce_b 192.0.2.2)
+run() {
+	local tool=$1 srv=0 cli=0
+	shift
+	bg_run srv in_b timeout 150 "$tool" -F -d sroce_b -x "$gb" "$@"
+	sleep 0.5
+	in_a timeout 150 "$tool" -F -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
+	bg_wait srv 60 || srv=$?
+	log "$tool $*: client $cli, server $srv"
+	if [ $cli != 0 ] || [ $srv != 0 ]; then
+		tail -n 15 cli.log
+		bg_log srv | tail -n 15
+		fail "$tool $*: client exit $cli, server exit $srv"
+	fi
+}
+for t in ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat; do
+	run $t -R -s 4096 -n 50
+	# perftest has no events mode for WRITE ("Events feature not available")
+	[[ $t == ib_write_* ]] || run $t -e -s 4096 -n 50
+done
+run ib_atomic_bw -R -n 50
+run ib_atomic_lat -R -n 50
+run ib_atomic_bw -e -n 50
+for c in UD UC; do
+	run ib_send_bw -c $c -s 512 -n 50
+	run ib_send_lat -c $c -s 512 -n 50
+done
+run ib_write_bw -c UC -s 4096 -n 50
+pass
