@@ -121,6 +121,7 @@ if [ "$mode" = run ]; then
 fi
 
 start=$(date +%s)
+summary=$(mktemp)
 echo "TAP version 13"
 echo "# host checks (kernel $kver)"
 host_test build-w1 t_build_w1
@@ -135,12 +136,13 @@ if [ ! -f drivers/sroce/sroce.ko ]; then
 else
 	echo "# VM tests"
 	# vm.sh ends with its own count line; ours, below, is the one that counts.
-	vm_tests check "$tests" | tee "$build/vm-summary.log" |
+	vm_tests check "$tests" | tee "$summary" |
 		sed -E 's/^([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped)$/# VM: \1/'
 	vm_rc=${PIPESTATUS[0]}
 fi
 
-res=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$build/vm-summary.log" 2>/dev/null | tail -1)
+res=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$summary" 2>/dev/null | tail -1)
+rm -f "$summary"
 if [ -n "$res" ]; then
 	read -r vp _ vf _ vs _ <<<"${res//,/}"
 	passed=$((passed + vp)) failed=$((failed + vf)) skipped=$((skipped + vs))

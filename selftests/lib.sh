@@ -460,3 +460,20 @@ rdma_pair() {
 	wait_for 10 "IPv4 GIDs" eval 'gid_index sroce_a 192.0.2.1 && gid_index sroce_b 192.0.2.2'
 	wait_for 10 "IPv6 GIDs" eval 'gid_index sroce_a 2001:db8::1 && gid_index sroce_b 2001:db8::2'
 }
+
+# user_objects DEV: how many QPs, CQs, PDs, MRs and contexts of DEV belong to
+# processes (kernel users, shown as "comm [name]", such as the MAD layer's
+# GSI QP, do not count)
+user_objects() {
+	local n=0 kind
+	for kind in qp cq pd mr; do
+		if [[ $kind == qp ]]; then
+			set -- "$1" link "$1/1"
+		else
+			set -- "$1" dev "$1"
+		fi
+		n=$((n + $("$RDMA" resource show $kind "$2" "$3" 2>/dev/null |
+			grep -c -v 'comm \[' || true)))
+	done
+	echo "$n"
+}

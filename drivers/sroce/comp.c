@@ -126,8 +126,12 @@ void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 	}
 	if (sig)
 		sroce_cq_post(to_scq(qp->ibqp.send_cq), &wc, false);
-	if (status != IB_WC_SUCCESS)
-		sroce_qp_error(qp);
+	if (status == IB_WC_LOC_QP_OP_ERR || status == IB_WC_LOC_LEN_ERR ||
+	    status == IB_WC_LOC_PROT_ERR || status == IB_WC_MW_BIND_ERR)
+		/* A local work queue error: "QP fatal" (IBA 11.6.3.3). */
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+	else if (status != IB_WC_SUCCESS)
+		sroce_qp_error(qp, 0);
 }
 
 /* The oldest WQE not completed, or NULL. Only fetched WQEs count. */

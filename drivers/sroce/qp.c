@@ -137,22 +137,22 @@ void sroce_qp_put(struct sroce_qp *qp)
 }
 
 static void sroce_qp_flush(struct sroce_qp *qp);
+static void sroce_qp_run(struct sroce_qp *qp);
 
 /*
  * The QP's work: completer, responder and requester in turn until there
  * is nothing left to do or the budget is spent (then it requeues itself so
  * other QPs get their turn).
  */
-static void sroce_qp_work(struct work_struct *work)
+static void sroce_qp_run(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
 	int budget = 256;
 	bool progress;
 
-	mutex_lock(&qp->lock);
+	lockdep_assert_held(&qp->lock);
 	if (qp->state == IB_QPS_ERR) {
 		sroce_qp_flush(qp);
-		goto out;
+		return;
 	}
 	do {
 		progress = sroce_completer(qp, &budget);
@@ -160,20 +160,54 @@ static void sroce_qp_work(struct work_struct *work)
 		progress |= sroce_requester(qp, &budget);
 		if (qp->state == IB_QPS_ERR) {
 			sroce_qp_flush(qp);
-			goto out;
+			return;
 		}
 	} while (progress && budget > 0);
 	if (budget <= 0)
 		sroce_qp_sched(qp);
-out:
+}
+
+static void sroce_qp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+
+	mutex_lock(&qp->lock);
+	sroce_qp_run(qp);
 	mutex_unlock(&qp->lock);
 }
 
-/* Move to ERROR from the QP's own work (lock held). */
-void sroce_qp_error(struct sroce_qp *qp)
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* The QP entered ERROR: a QP on an SRQ will take no more WQEs from it. */
+static void sroce_qp_entered_error(struct sroce_qp *qp)
+{
+	if (qp->ibqp.srq)
+		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
+/*
+ * Move to ERROR from the QP's own work (lock held), with the affiliated
+ * asynchronous event for the cause (0: none, a completion reports it).
+ */
+void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why)
+{
+	if (qp->state == IB_QPS_ERR)
+		return;
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	qp->attr.qp_state = IB_QPS_ERR;
+	if (why)
+		sroce_qp_event(qp, why);
+	sroce_qp_entered_error(qp);
 }
 
 static int sroce_qp_alloc_state(struct sroce_qp *qp,
@@ -506,8 +540,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_req_reset(qp);
 	WRITE_ONCE(qp->state, new);
 	qp->attr.qp_state = new;
-	if (new == IB_QPS_ERR)
+	if (new == IB_QPS_ERR) {
 		sroce_qp_flush(qp);
+		if (cur != IB_QPS_ERR)
+			sroce_qp_entered_error(qp);
+	}
 	else if (new == IB_QPS_RTS)
 		sroce_qp_sched(qp);	/* WQEs may be waiting */
 out:
@@ -558,6 +595,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 
+	if (ibqp->qp_type == IB_QPT_UD)
+		sroce_mcast_detach_qp(qp);
 	/* No new lookups; wait for the receive path to let go. */
 	if (ibqp->qp_type == IB_QPT_GSI)
 		WRITE_ONCE(sdev->gsi_index, 0);
@@ -711,15 +750,18 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	if (state == IB_QPS_ERR) {
-		/* Flush now, so the completions are there when we return. */
-		mutex_lock(&qp->lock);
-		if (qp->state == IB_QPS_ERR)
-			sroce_qp_flush(qp);
+	/*
+	 * Send (or, in ERROR, flush) right here in the caller's context when
+	 * the QP's work is idle: no hand-off to a worker, and what was posted
+	 * is on the wire when the doorbell returns. Otherwise the running work
+	 * picks it up.
+	 */
+	if (mutex_trylock(&qp->lock)) {
+		sroce_qp_run(qp);
 		mutex_unlock(&qp->lock);
-		return 0;
+	} else {
+		sroce_qp_sched(qp);
 	}
-	sroce_qp_sched(qp);
 	return 0;
 }
 
@@ -727,11 +769,16 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	int err;
 
 	if (qp->is_user || ibqp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	return sroce_post_recv_ring(&qp->rq, &qp->rq_lock, qp->rq_max_sge,
-				    wr, bad_wr);
+	err = sroce_post_recv_ring(&qp->rq, &qp->rq_lock, qp->rq_max_sge,
+				   wr, bad_wr);
+	/* Posted in ERROR (ib_drain_rq does): flushed by the work. */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_qp_sched(qp);
+	return err;
 }

@@ -34,27 +34,17 @@ static bool sroce_addr_match(struct sroce_qp *qp, struct sk_buff *skb)
 	return false;
 }
 
-void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+/*
+ * Queue @skb on @qp if the QP may take it (type, state, addresses).
+ * Consumes @skb; the caller keeps its QP reference.
+ */
+void sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
+		      struct sk_buff *skb)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
-	struct sroce_bth *bth = sroce_bth(skb);
-	u32 qpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
 	struct sk_buff_head *q;
 	enum ib_qp_state state;
-	struct sroce_qp *qp;
 	u8 class = pkt->opcode & 0xe0;
-
-	if (!qpn || qpn == SROCE_QPN_MASK || bth->pkey != SROCE_DEFAULT_PKEY_BE)
-		goto drop;	/* QP0, multicast, foreign partitions */
-	if (qpn == 1) {
-		/* The GSI QP (MADs for the connection manager). */
-		qpn = READ_ONCE(sdev->gsi_index);
-		if (!qpn)
-			goto drop;
-	}
-	qp = sroce_qp_get(sdev, qpn);
-	if (!qp)
-		goto drop;
 
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
@@ -92,11 +82,40 @@ void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	skb_queue_tail(q, skb);
 	sroce_qp_sched(qp);
-	sroce_qp_put(qp);
 	return;
 
 drop_put:
+	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+	kfree_skb(skb);
+}
+
+void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_bth *bth = sroce_bth(skb);
+	u32 qpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
+	struct sroce_qp *qp;
+
+	if (!qpn || bth->pkey != SROCE_DEFAULT_PKEY_BE)
+		goto drop;	/* QP0, foreign partitions */
+	if (qpn == SROCE_QPN_MASK) {
+		if ((sroce_pkt(skb)->opcode & 0xe0) != SROCE_OP_UD)
+			goto drop;
+		sroce_mcast_rcv(sdev, skb);
+		return;
+	}
+	if (qpn == 1) {
+		/* The GSI QP (MADs for the connection manager). */
+		qpn = READ_ONCE(sdev->gsi_index);
+		if (!qpn)
+			goto drop;
+	}
+	qp = sroce_qp_get(sdev, qpn);
+	if (!qp)
+		goto drop;
+	sroce_qp_deliver(sdev, qp, skb);
 	sroce_qp_put(qp);
+	return;
+
 drop:
 	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
 	kfree_skb(skb);

@@ -333,8 +333,9 @@ static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
 		found = true;
 	}
 	xa_unlock(&sdev->ah_xa);
-	if (!found)
-		return IB_WC_LOC_QP_OP_ERR;
+	if (!found) {
+			return IB_WC_LOC_QP_OP_ERR;
+	}
 	/* A UD message is one packet: it must fit the port's MTU. */
 	if (len > mtu)
 		return IB_WC_LOC_LEN_ERR;

@@ -35,6 +35,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	qp->resp.has_wqe = false;
 	qp->resp.offset = 0;
 	qp->resp.drop_msg = false;
+	qp->resp.comm_est = false;
 	qp->resp.res_next = 0;
 	memset(qp->resp.res, 0, SROCE_MAX_QP_RD_ATOM * sizeof(*qp->resp.res));
 }
@@ -130,7 +131,7 @@ static void sroce_send_read_resp(struct sroce_qp *qp, struct sroce_res *res,
 			if (!mr) {
 				sroce_send_ack(qp, SROCE_AETH_NAK |
 					       SROCE_NAK_REMOTE_ACCESS, psn);
-				sroce_qp_error(qp);
+				sroce_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 				return;
 			}
 		}
@@ -314,7 +315,7 @@ static void sroce_resp_complete(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc,
 			  pkt && pkt->se) && qp->ibqp.qp_type == IB_QPT_RC)
-		sroce_qp_error(qp);
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 }
 
 static enum sroce_resp_err sroce_resp_check_seq(struct sroce_qp *qp,
@@ -521,7 +522,11 @@ static void sroce_resp_fail(struct sroce_qp *qp, u32 psn,
 					    err == SROCE_RESP_ACCESS ?
 					    IB_WC_REM_ACCESS_ERR :
 					    IB_WC_REM_INV_REQ_ERR);
-		sroce_qp_error(qp);
+		/* Affiliated events of the responder's class C errors. */
+		sroce_qp_error(qp, err == SROCE_RESP_ACCESS ?
+				   IB_EVENT_QP_ACCESS_ERR :
+				   err == SROCE_RESP_INV_REQ ?
+				   IB_EVENT_QP_REQ_ERR : IB_EVENT_QP_FATAL);
 	} else {
 		/* UC: drop the message, wait for the next one. */
 		qp->resp.drop_msg = true;
@@ -605,6 +610,11 @@ static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 	enum sroce_resp_err err;
 	int cmp;
 
+	if (qp->state == IB_QPS_RTR && !qp->resp.comm_est) {
+		/* The first packet in RTR: the connection is up (IBA 11.6.3.1). */
+		qp->resp.comm_est = true;
+		sroce_qp_event(qp, IB_EVENT_COMM_EST);
+	}
 	if (sroce_qp_is_ud(qp)) {
 		sroce_resp_ud(qp, skb);
 		return;

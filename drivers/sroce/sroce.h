@@ -66,6 +66,9 @@ struct sroce_dev {
 	struct xarray		mr_xa;		/* MR key index: 1..max_mr */
 	u32			mr_next;
 	u32			gsi_index;	/* xarray index of QP1, or 0 */
+	struct list_head	mcast_list;	/* mcast.c */
+	struct mutex		mcast_mutex;
+	u32			mcast_attached;
 	struct xarray		mw_xa;		/* MW key index: above MRs' */
 	u32			mw_next;
 	atomic_t		num_pd;
@@ -220,6 +223,7 @@ struct sroce_qp {
 		struct sroce_res *res;
 		u32	res_next;
 		bool	drop_msg;	/* UC: drop until the next first */
+		bool	comm_est;	/* first packet seen in RTR reported */
 	} resp;
 };
 
@@ -337,6 +341,14 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 
 /* recv.c */
 void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
+		      struct sk_buff *skb);
+
+/* mcast.c */
+int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void sroce_mcast_detach_qp(struct sroce_qp *qp);
+void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 
 /* req.c, comp.c, resp.c: the QP's work */
 bool sroce_requester(struct sroce_qp *qp, int *budget);
@@ -353,7 +365,8 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 
 /* qp.c */
 void sroce_qp_sched(struct sroce_qp *qp);
-void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why);
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 void sroce_qp_put(struct sroce_qp *qp);
 bool sroce_qp_is_ud(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);

@@ -16,6 +16,8 @@ void sroce_verbs_init(struct sroce_dev *sdev)
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mw_xa, XA_FLAGS_ALLOC);
+	INIT_LIST_HEAD(&sdev->mcast_list);
+	mutex_init(&sdev->mcast_mutex);
 	atomic_set(&sdev->num_pd, 0);
 	atomic_set(&sdev->num_cq, 0);
 }

@@ -13,6 +13,9 @@
  *	flush, each with its exact work completion status
  *   rc_data memwin DEV_A GID_A DEV_B GID_B
  *	memory windows (types 1 and 2), BIND_MW, LOCAL_INV, SEND_WITH_INV
+ *   rc_data events DEV_A GID_A DEV_B GID_B
+ *	asynchronous events: COMM_EST, QP_FATAL, QP_ACCESS_ERR, CQ_ERR,
+ *	SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED
  *   rc_data hostile DEV_A GID_A DEV_B GID_B
  *	garbage in the process's own send, receive and completion rings
  *
@@ -20,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -32,31 +36,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "../../uapi/rdma_user_sroce.h"
-
-static int ntests, nfail;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntests++;
-	printf("%s %d - ", ok ? "ok" : "not ok", ntests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		nfail++;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "common.h"
 
 struct side {
 	struct ibv_context *ctx;
@@ -71,19 +51,6 @@ struct side {
 };
 
 static struct side A, B;
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
-}
 
 static int side_init(struct side *s, const char *dev, int gid, size_t len)
 {
@@ -807,6 +774,182 @@ static void memwin(void)
 	check(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2), "dealloc the windows");
 }
 
+/* ---- asynchronous events ---- */
+
+/* Wait up to @secs for @type on @ctx's async event queue (others skipped). */
+static int wait_event(struct ibv_context *ctx, enum ibv_event_type type,
+		      double secs)
+{
+	double end = now() + secs;
+	struct ibv_async_event ev;
+	int flags = fcntl(ctx->async_fd, F_GETFL);
+
+	fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
+	while (now() < end) {
+		if (ibv_get_async_event(ctx, &ev)) {
+			usleep(2000);
+			continue;
+		}
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == type) {
+			fcntl(ctx->async_fd, F_SETFL, flags);
+			return 1;
+		}
+		printf("# (event %s)\n", ibv_event_type_str(ev.event_type));
+	}
+	fcntl(ctx->async_fd, F_SETFL, flags);
+	return 0;
+}
+
+static void events(void)
+{
+	struct ibv_sge sge = { (uintptr_t)A.buf, 16, A.mr->lkey };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_qp *qa, *qb;
+	struct ibv_wc wc[16];
+	int i;
+
+	/* COMM_EST: a packet reaches a QP still in RTR. */
+	qa = make_qp(&A, 0);
+	qb = make_qp(&B, 0);
+	if (qa && qb && !connect_qp(&A, qa, &B, qb->qp_num, &default_opts)) {
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+					 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+		struct ibv_qp_attr r = {
+			.qp_state = IBV_QPS_RTR, .path_mtu = B.mtu,
+			.dest_qp_num = qa->qp_num, .rq_psn = 1000,
+			.max_dest_rd_atomic = 1, .min_rnr_timer = 1,
+			.ah_attr = { .is_global = 1, .port_num = 1,
+				     .grh = { .dgid = A.gidv, .sgid_index = B.gid,
+					      .hop_limit = 64 } } };
+
+		ibv_modify_qp(qb, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+		ibv_modify_qp(qb, &r, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+		wr = (struct ibv_send_wr){ .wr_id = 1, .opcode = IBV_WR_RDMA_WRITE,
+					   .sg_list = &sge, .num_sge = 1,
+					   .send_flags = IBV_SEND_SIGNALED };
+		wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+		wr.wr.rdma.rkey = B.mr->rkey;
+		ibv_post_send(qa, &wr, &bad);
+		check(wait_event(B.ctx, IBV_EVENT_COMM_EST, 10),
+		      "IBV_EVENT_COMM_EST on a QP in RTR");
+		check(poll_n(A.cq, wc, 1, 10) == 1 && wc[0].status == IBV_WC_SUCCESS,
+		      "and the WRITE completes");
+	} else {
+		check(0, "COMM_EST setup");
+	}
+	destroy_pair(qa, qb);
+
+	/* QP_FATAL: an invalid WQE. */
+	if (!pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+		wr = (struct ibv_send_wr){ .wr_id = 2, .opcode = IBV_WR_SEND,
+					   .sg_list = &sge, .num_sge = 1,
+					   .send_flags = IBV_SEND_SIGNALED };
+		sge.lkey = 0xdead00;	/* no such MR: local protection error */
+		ibv_post_send(qa, &wr, &bad);
+		sge.lkey = A.mr->lkey;
+		check(poll_n(A.cq, wc, 1, 10) == 1 && wc[0].status == IBV_WC_LOC_PROT_ERR,
+		      "SEND from a bad lkey: LOC_PROT_ERR");
+		check(wait_event(A.ctx, IBV_EVENT_QP_FATAL, 10), "IBV_EVENT_QP_FATAL");
+		destroy_pair(qa, qb);
+	}
+
+	/* QP_ACCESS_ERR on the responder: a WRITE with a bad rkey. */
+	if (!pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+		wr = (struct ibv_send_wr){ .wr_id = 3, .opcode = IBV_WR_RDMA_WRITE,
+					   .sg_list = &sge, .num_sge = 1,
+					   .send_flags = IBV_SEND_SIGNALED };
+		wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+		wr.wr.rdma.rkey = B.mr->rkey ^ 1;
+		ibv_post_send(qa, &wr, &bad);
+		poll_n(A.cq, wc, 1, 10);
+		check(wait_event(B.ctx, IBV_EVENT_QP_ACCESS_ERR, 10),
+		      "IBV_EVENT_QP_ACCESS_ERR on the responder");
+		destroy_pair(qa, qb);
+	}
+
+	/* CQ overflow: IBV_EVENT_CQ_ERR. */
+	{
+		struct ibv_cq *small = ibv_create_cq(A.ctx, 1, NULL, NULL, 0);
+		struct ibv_qp_init_attr_ex ia = {
+			.send_cq = small, .recv_cq = A.cq, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+			.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = A.pd };
+
+		qa = small ? ibv_create_qp_ex(A.ctx, &ia) : NULL;
+		qb = make_qp(&B, 0);
+		if (qa && qb && !connect_qp(&A, qa, &B, qb->qp_num, &default_opts) &&
+		    !connect_qp(&B, qb, &A, qa->qp_num, &default_opts)) {
+			for (i = 0; i < 4; i++) {
+				wr = (struct ibv_send_wr){ .wr_id = 10 + i,
+					.opcode = IBV_WR_RDMA_WRITE, .sg_list = &sge,
+					.num_sge = 1, .send_flags = IBV_SEND_SIGNALED };
+				wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+				wr.wr.rdma.rkey = B.mr->rkey;
+				ibv_post_send(qa, &wr, &bad);
+			}
+			check(wait_event(A.ctx, IBV_EVENT_CQ_ERR, 10),
+			      "IBV_EVENT_CQ_ERR on a CQ overrun");
+		} else {
+			check(0, "CQ overflow setup");
+		}
+		destroy_pair(qa, qb);
+		if (small)
+			ibv_destroy_cq(small);
+	}
+
+	/* SRQ limit, then last WQE reached. */
+	{
+		struct ibv_srq_init_attr si = { .attr = { .max_wr = 16, .max_sge = 1 } };
+		struct ibv_srq *srq = ibv_create_srq(B.pd, &si);
+		struct ibv_qp_init_attr_ex ia = {
+			.send_cq = B.cq, .recv_cq = B.cq, .srq = srq,
+			.qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+			.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = B.pd };
+		struct ibv_sge rsge = { (uintptr_t)B.buf, 64, B.mr->lkey };
+		struct ibv_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 }, *rbad;
+		struct ibv_srq_attr sa = { .srq_limit = 4 };
+		struct ibv_qp_attr ea = { .qp_state = IBV_QPS_ERR };
+
+		qa = make_qp(&A, 0);
+		qb = srq ? ibv_create_qp_ex(B.ctx, &ia) : NULL;
+		if (qa && qb && !connect_qp(&A, qa, &B, qb->qp_num, &default_opts) &&
+		    !connect_qp(&B, qb, &A, qa->qp_num, &default_opts)) {
+			for (i = 0; i < 8; i++) {
+				rwr.wr_id = 100 + i;
+				ibv_post_srq_recv(srq, &rwr, &rbad);
+			}
+			check(!ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT), "arm the SRQ limit at 4");
+			for (i = 0; i < 5; i++) {
+				wr = (struct ibv_send_wr){ .wr_id = 20 + i,
+					.opcode = IBV_WR_SEND, .sg_list = &sge,
+					.num_sge = 1, .send_flags = IBV_SEND_SIGNALED };
+				ibv_post_send(qa, &wr, &bad);
+			}
+			check(poll_n(A.cq, wc, 5, 10) == 5, "5 SENDs into the SRQ");
+			check(wait_event(B.ctx, IBV_EVENT_SRQ_LIMIT_REACHED, 10),
+			      "IBV_EVENT_SRQ_LIMIT_REACHED below 4 WQEs");
+			ibv_modify_srq(srq, &(struct ibv_srq_attr){ .srq_limit = 0 },
+				       IBV_SRQ_LIMIT);
+			ibv_query_srq(srq, &sa);
+			check(sa.srq_limit == 0, "the limit disarmed after the event");
+			check(!ibv_modify_qp(qb, &ea, IBV_QP_STATE), "the SRQ's QP to ERROR");
+			check(wait_event(B.ctx, IBV_EVENT_QP_LAST_WQE_REACHED, 10),
+			      "IBV_EVENT_QP_LAST_WQE_REACHED");
+		} else {
+			check(0, "SRQ events setup");
+		}
+		destroy_pair(qa, qb);
+		if (srq)
+			ibv_destroy_srq(srq);
+	}
+}
+
 /* ---- hostile rings ---- */
 
 /* The uverbs mappings of this process, as "start-end" lines. */
@@ -978,6 +1121,8 @@ int main(int argc, char **argv)
 		hostile();
 	else if (!strcmp(mode, "memwin"))
 		memwin();
+	else if (!strcmp(mode, "events"))
+		events();
 	else
 		return 2;
 	printf("1..%d\n# %d passed, %d failed\n", ntests, ntests - nfail, nfail);

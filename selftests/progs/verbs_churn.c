@@ -14,18 +14,7 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
-}
+#include "common.h"
 
 static int ipv4_gid(struct ibv_context *ctx)
 {

@@ -5,7 +5,8 @@
  * the exact errno, and the ring layout the provider sees.
  *
  *   verbs_objects DEVICE
- *   verbs_objects DEVICE limits N   (module loaded with every max_*=N)
+ *   verbs_objects DEVICE limits N [KPD KCQ KQP KMR]
+ *	(module loaded with every max_*=N; the kernel holds K* objects)
  *
  * Prints TAP; exits non-zero if any check failed.
  */
@@ -22,23 +23,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "../../uapi/rdma_user_sroce.h"
-
-static int ntests, nfail;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntests++;
-	printf("%s %d - ", ok ? "ok" : "not ok", ntests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok)
-		nfail++;
-	fflush(stdout);
-}
+#include "common.h"
 
 /* A call that must fail with @want: ret is the call's result (0 = success). */
 static void check_err(int ret, int want, const char *what)
@@ -59,19 +44,6 @@ static struct ibv_context *ctx;
 static struct ibv_device_attr dattr;
 static struct ibv_port_attr pattr;
 static int gid_index = -1;
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
-}
 
 /* The index of the device's IPv4-mapped (RoCE v2) GID. */
 static int find_ipv4_gid(void)
@@ -875,6 +847,8 @@ static void test_contexts(const char *name, struct ibv_pd *pd)
  * reports n, n objects of each kind can be made, and the next one fails with
  * ENOMEM (the PD and CQ the QPs need count too).
  */
+static int kpd, kcq, kqp, kmr;	/* objects the kernel holds already */
+
 static void test_limits(int n)
 {
 	struct ibv_pd *pds[64] = {};
@@ -893,31 +867,31 @@ static void test_limits(int n)
 	check(dattr.max_pd == n && dattr.max_cq == n && dattr.max_qp == n &&
 	      dattr.max_mr == n && dattr.max_mw == n && dattr.max_srq == n &&
 	      dattr.max_ah == n, "query_device reports the limits of %d", n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n - kpd; i++)
 		pds[i] = ibv_alloc_pd(ctx);
-	check(pds[n - 1] != NULL, "%d PDs", n);
+	check(pds[n - kpd - 1] != NULL, "%d PDs (and %d of the kernel)", n - kpd, kpd);
 	check_null_err(ibv_alloc_pd(ctx), ENOMEM, "one PD too many");
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n - kcq; i++)
 		cqs[i] = ibv_create_cq(ctx, 1, NULL, NULL, 0);
-	check(cqs[n - 1] != NULL, "%d CQs", n);
+	check(cqs[n - kcq - 1] != NULL, "%d CQs (and %d of the kernel)", n - kcq, kcq);
 	check_null_err(ibv_create_cq(ctx, 1, NULL, NULL, 0), ENOMEM,
 		       "one CQ too many");
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n - kqp; i++) {
 		struct ibv_qp_init_attr qa = {
 			.send_cq = cqs[0], .recv_cq = cqs[0], .qp_type = IBV_QPT_UD,
 			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 				 .max_send_sge = 1, .max_recv_sge = 1 } };
 
 		qps[i] = ibv_create_qp(pds[0], &qa);
-		if (i == n - 1) {
-			check(qps[i] != NULL, "%d QPs", n);
+		if (i == n - kqp - 1) {
+			check(qps[i] != NULL, "%d QPs (and %d of the kernel)", n - kqp, kqp);
 			check_null_err(ibv_create_qp(pds[0], &qa), ENOMEM,
 				       "one QP too many");
 		}
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n - kmr; i++)
 		mrs[i] = ibv_reg_mr(pds[0], buf, sizeof(buf), 0);
-	check(mrs[n - 1] != NULL, "%d MRs", n);
+	check(mrs[n - kmr - 1] != NULL, "%d MRs (and %d of the kernel)", n - kmr, kmr);
 	check_null_err(ibv_reg_mr(pds[0], buf, sizeof(buf), 0), ENOMEM,
 		       "one MR too many");
 	for (i = 0; i < n; i++)
@@ -981,6 +955,13 @@ int main(int argc, char **argv)
 	test_device();
 	if (argc > 3 && !strcmp(argv[2], "limits")) {
 		int n = atoi(argv[3]);
+
+		if (argc > 7) {
+			kpd = atoi(argv[4]);
+			kcq = atoi(argv[5]);
+			kqp = atoi(argv[6]);
+			kmr = atoi(argv[7]);
+		}
 
 		if (n >= 2 && n <= 64 && gid_index >= 0)
 			test_limits(n);

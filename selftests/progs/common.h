@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the test programs: TAP checks and opening a device by
+ * name. Header-only; each program includes it once.
+ */
+#ifndef SROCE_TEST_COMMON_H
+#define SROCE_TEST_COMMON_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+static int ntests, nfail;
+
+/* One TAP line; a failure is counted for the exit status. */
+static void __attribute__((format(printf, 2, 3), unused))
+check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntests++;
+	printf("%s %d - ", ok ? "ok" : "not ok", ntests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		nfail++;
+}
+
+static double __attribute__((unused)) now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			c = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return c;
+}
+
+#endif /* SROCE_TEST_COMMON_H */
