@@ -477,3 +477,27 @@ user_objects() {
 	done
 	echo "$n"
 }
+
+# wait_tcp_listen NETNS|"" PORT: until a TCP socket listens on PORT there
+# (the out-of-band exchange of perftest and the ibv_*_pingpong tools)
+wait_tcp_listen() {
+	local hex
+	printf -v hex '%04X' "$2"
+	_lib_tcp_listening() {
+		local t
+		if [[ -n $1 ]]; then
+			t=$("$IP" netns exec "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null)
+		else
+			t=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null)
+		fi
+		awk -v p=":$2" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
+			END { exit !f }' <<<"$t"
+	}
+	wait_for 30 "a TCP listener on port $2 ${1:+in $1}" _lib_tcp_listening "$1" "$hex"
+}
+
+# wait_cm_listen: until an RDMA CM ID listens (rping, rdmacm-utils, perftest -R)
+wait_cm_listen() {
+	wait_for 30 "an RDMA CM listener" eval \
+		'"$RDMA" resource show cm_id 2>/dev/null | grep -q "state LISTEN"'
+}

@@ -2,8 +2,9 @@
 /*
  * Multicast for UD QPs: attach/detach record (group, QP) pairs; a packet to
  * QPN 0xFFFFFF goes, cloned, to every UD QP attached to the group named by
- * its destination IP address. Joining the IP group on the netdev (IGMP) is
- * the RDMA CM's part, as for RoCE hardware.
+ * its destination IP address. The first attachment to a group adds its MAC
+ * to the netdev's multicast filter, the last detachment removes it; joining
+ * the IP group (IGMP) is the RDMA CM's part, as for RoCE hardware.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -35,6 +36,19 @@ static u32 sroce_mcast_count(struct sroce_dev *sdev, const union ib_gid *mgid,
 	return n;
 }
 
+/* The group's Ethernet address in (or out of) the netdev's filter. */
+static void sroce_mcast_filter(struct sroce_dev *sdev, const union ib_gid *gid,
+			       bool add)
+{
+	u8 mac[ETH_ALEN];
+
+	rdma_get_mcast_mac((struct in6_addr *)gid->raw, mac);
+	if (add)
+		dev_mc_add(sdev->ndev, mac);
+	else
+		dev_mc_del(sdev->ndev, mac);
+}
+
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
@@ -61,6 +75,8 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	    sdev->mcast_attached >= sdev->attr.max_total_mcast_qp_attach)
 		err = -ENOMEM;
 	else if (!dup) {
+		if (!sroce_mcast_count(sdev, gid, NULL, &dup))
+			sroce_mcast_filter(sdev, gid, true);
 		list_add_tail_rcu(&m->node, &sdev->mcast_list);
 		sdev->mcast_attached++;
 		m = NULL;
@@ -72,8 +88,12 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 
 static void sroce_mcast_del(struct sroce_dev *sdev, struct sroce_mca *m)
 {
+	bool dup = false;
+
 	list_del_rcu(&m->node);
 	sdev->mcast_attached--;
+	if (!sroce_mcast_count(sdev, &m->mgid, NULL, &dup))
+		sroce_mcast_filter(sdev, &m->mgid, false);
 	kfree_rcu(m, rcu);
 }
 

@@ -24,14 +24,14 @@ echo
 echo "\$ ibv_rc_pingpong -d sroce_b -g $gb -s 4096 -n 1000 -c        (host b, server)"
 echo "\$ ibv_rc_pingpong -d sroce_a -g $ga -s 4096 -n 1000 -c 192.0.2.2  (host a)"
 bg_run srv in_b ibv_rc_pingpong -d sroce_b -g "$gb" -s 4096 -n 1000 -c
-sleep 0.3
+wait_tcp_listen hb 18515
 in_a ibv_rc_pingpong -d sroce_a -g "$ga" -s 4096 -n 1000 -c 192.0.2.2
 bg_wait srv 60
 
 echo
 echo "\$ ib_write_bw -d sroce_a -x $ga -s 65536 -n 2000 192.0.2.2      (host a; server on b)"
 bg_run srv in_b ib_write_bw -F -d sroce_b -x "$gb" -s 65536 -n 2000
-sleep 0.5
+wait_tcp_listen hb 18515
 in_a ib_write_bw -F -d sroce_a -x "$ga" -s 65536 -n 2000 192.0.2.2
 bg_wait srv 60
 echo "(server side)"
@@ -40,7 +40,7 @@ bg_log srv | sed -n '/bytes/,$p'
 echo
 echo "\$ ib_send_lat -d sroce_a -x $ga -s 64 -n 1000 192.0.2.2         (host a; server on b)"
 bg_run srv in_b ib_send_lat -F -d sroce_b -x "$gb" -s 64 -n 1000
-sleep 0.5
+wait_tcp_listen hb 18515
 in_a ib_send_lat -F -d sroce_a -x "$ga" -s 64 -n 1000 192.0.2.2
 bg_wait srv 60
 

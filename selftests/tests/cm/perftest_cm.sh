@@ -13,7 +13,7 @@ run() {
 	local tool=$1 srv=0 cli=0
 	shift
 	bg_run srv in_b timeout 150 "$tool" -F -d sroce_b -x "$gb" "$@"
-	sleep 0.5
+	if [[ " $* " == *" -R "* ]]; then wait_cm_listen; else wait_tcp_listen hb 18515; fi
 	in_a timeout 150 "$tool" -F -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
 	bg_wait srv 60 || srv=$?
 	log "$tool $*: client $cli, server $srv"

@@ -23,4 +23,12 @@ before=$(dropped)
 # A datagram to the RoCEv2 port that is far too short for a BTH.
 in_a bash -c 'echo x > /dev/udp/192.0.2.2/4791' || fail "send UDP datagram"
 wait_for 10 "rcvd_dropped counts the datagram" test "$(dropped)" -gt "$before"
+
+# A well-formed RC SEND_ONLY to QP 17 whose ICRC is wrong: dropped before
+# any QP lookup, and counted as an ICRC error.
+icrc() { cat /sys/class/infiniband/srb/ports/1/hw_counters/rcvd_icrc_err; }
+assert_eq "$(icrc)" "0" "no ICRC error yet"
+in_a bash -c "printf '\\x04\\x00\\xff\\xff\\x00\\x00\\x00\\x11\\x80\\x00\\x00\\x01\\xde\\xad\\xbe\\xef' > /dev/udp/192.0.2.2/4791" ||
+	fail "send a packet with a bad ICRC"
+wait_for 10 "rcvd_icrc_err counts it" test "$(icrc)" -eq 1
 pass

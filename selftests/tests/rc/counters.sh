@@ -12,7 +12,7 @@ c() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
 
 for t in ib_write_bw ib_send_bw; do
 	bg_run srv in_b timeout 200 $t -F -d sroce_b -x "$gb" -s 65536 -n 1000
-	sleep 0.5
+	wait_tcp_listen hb 18515
 	assert_rc 0 "$t client" in_a timeout 200 $t -F -d sroce_a -x "$ga" -s 65536 -n 1000 192.0.2.2
 	bg_wait srv 60
 done

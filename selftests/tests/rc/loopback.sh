@@ -12,12 +12,12 @@ wait_for 10 "IPv4 GID" gid_index sroce0 192.0.2.1
 g=$(gid_index sroce0 192.0.2.1)
 
 bg_run srv ibv_rc_pingpong -d sroce0 -g "$g" -s 65536 -n 100 -c
-sleep 0.3
+wait_tcp_listen "" 18515
 assert_rc 0 "pingpong client" timeout 120 ibv_rc_pingpong -d sroce0 -g "$g" -s 65536 -n 100 -c 192.0.2.1
 bg_wait srv 30
 for t in ib_write_bw ib_read_bw; do
 	bg_run srv timeout 120 $t -F -d sroce0 -x "$g" -s 4096 -n 200
-	sleep 0.5
+	wait_tcp_listen "" 18515
 	assert_rc 0 "$t client" timeout 120 $t -F -d sroce0 -x "$g" -s 4096 -n 200 192.0.2.1
 	bg_wait srv 30
 done

@@ -14,7 +14,7 @@ run() {
 	local tool=$1 srv cli
 	shift
 	bg_run srv in_b timeout 200 "$tool" -F -d sroce_b -x "$gb" "$@"
-	sleep 0.5
+	wait_tcp_listen hb 18515
 	srv=0 cli=0
 	in_a timeout 200 "$tool" -F -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
 	bg_wait srv 60 || srv=$?

@@ -13,7 +13,7 @@ for fam in 4 6; do
 		n=200
 		[ $size = 1048576 ] && n=10
 		bg_run srv in_b ibv_rc_pingpong -d sroce_b -g "$gb" -s $size -n $n -c
-		sleep 0.3
+		wait_tcp_listen hb 18515
 		rc=0
 		out=$(in_a timeout 120 ibv_rc_pingpong -d sroce_a -g "$ga" -s $size -n $n -c 192.0.2.2 2>&1) || rc=$?
 		src=0

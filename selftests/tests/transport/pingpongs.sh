@@ -13,7 +13,7 @@ pp() {
 	ga=$(gid_index sroce_a $a)
 	gb=$(gid_index sroce_b $b)
 	bg_run srv in_b timeout 120 $tool -d sroce_b -g "$gb" "$@"
-	sleep 0.3
+	wait_tcp_listen hb 18515
 	out=$(in_a timeout 120 $tool -d sroce_a -g "$ga" "$@" 192.0.2.2 2>&1) || rc=$?
 	bg_wait srv 60 || src=$?
 	log "$tool IPv$fam $*: client $rc, server $src"
