@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # perftest over rdma_cm (-R) for every RC test, with completion events
 # (-e) for every test perftest offers them on (not WRITE), and the UD and UC
-# send tests; both sides must exit 0.
+# send tests; both sides must exit 0. IPv4 only: perftest 4.5's rdma_cm
+# client resolves IPv4 names only ("Address family for hostname not
+# supported" for 2001:db8::2); rping and rdmacm-utils cover rdma_cm on IPv6.
 . /tests/lib.sh
 
 modprobe rdma_ucm || true
