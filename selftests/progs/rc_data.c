@@ -952,26 +952,6 @@ static void events(void)
 
 /* ---- hostile rings ---- */
 
-/* The uverbs mappings of this process, as "start-end" lines. */
-static char *uverbs_maps(void)
-{
-	static char buf[1 << 16];
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	size_t n = 0;
-
-	buf[0] = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs") &&
-		    n + strlen(line) < sizeof(buf) - 1) {
-			strcpy(buf + n, line);
-			n += strlen(line);
-		}
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 /*
  * The largest uverbs mapping not in @before: of a new QP's two rings, the
  * send queue (its slots are bigger).

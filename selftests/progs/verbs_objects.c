@@ -121,25 +121,6 @@ static int find_new_uverbs_map(const char *before, unsigned long *start,
 	return found;
 }
 
-static char *uverbs_maps(void)
-{
-	static char buf[65536];
-	FILE *f = fopen("/proc/self/maps", "r");
-	size_t n = 0;
-	char line[512];
-
-	buf[0] = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs") &&
-		    n + strlen(line) < sizeof(buf) - 1) {
-			strcpy(buf + n, line);
-			n += strlen(line);
-		}
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 static unsigned long ring_bytes(unsigned int slots, unsigned int elem)
 {
 	long pg = sysconf(_SC_PAGESIZE);
