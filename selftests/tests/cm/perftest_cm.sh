@@ -16,7 +16,16 @@ run() {
 	shift
 	bg_run srv in_b timeout 150 "$tool" -F -d sroce_b -x "$gb" "$@"
 	if [[ " $* " == *" -R "* ]]; then wait_cm_listen; else wait_tcp_listen hb 18515; fi
-	in_a timeout 150 "$tool" -F -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
+	# The RDMA CM listener can be visible a moment before it accepts
+	# (REJ "invalid service ID"): while the server waits, try again.
+	for try in 1 2 3; do
+		cli=0
+		in_a timeout 150 "$tool" -F -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
+		[ $cli = 0 ] && break
+		grep -q "RDMA_CM_EVENT_REJECTED" cli.log || break
+		log "$tool $*: connection rejected (try $try), again"
+		sleep 1
+	done
 	bg_wait srv 60 || srv=$?
 	log "$tool $*: client $cli, server $srv"
 	if [ $cli != 0 ] || [ $srv != 0 ]; then
