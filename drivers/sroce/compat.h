@@ -3,15 +3,111 @@
 #define SROCE_COMPAT_H
 
 /*
- * Every difference between the kernels sroce builds on lives here, keyed on
- * feature probes, never on version numbers.
+ * Every difference between the kernels sroce builds on (6.1 to 7.2) lives
+ * here, keyed on the HAVE_* feature probes in probes/, which the top-level
+ * Makefile compiles against the target kernel's headers before the module.
+ * Distribution kernels backport RDMA changes, so version numbers would lie.
  */
 
-#include <linux/timer.h>
+#include "compat_probed.h"	/* generated; drivers/sroce/Kbuild insists on it */
 
-/* timer_container_of() replaced from_timer() (6.16); both are macros. */
-#ifndef timer_container_of
+#include <linux/timer.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
+
+/* timer_container_of() replaced from_timer() (6.16). */
+#ifndef HAVE_TIMER_CONTAINER_OF
 #define timer_container_of(var, t, field) from_timer(var, t, field)
 #endif
+
+/* del_timer{,_sync}() became timer_delete{,_sync}() (6.2; in later 6.1 stables). */
+#ifndef HAVE_TIMER_DELETE
+#define timer_delete(t) del_timer(t)
+#define timer_delete_sync(t) del_timer_sync(t)
+#endif
+
+/* ib_umem_get() was renamed ib_umem_get_va() (7.2). */
+#ifndef HAVE_UMEM_GET_VA
+#define ib_umem_get_va(dev, addr, size, access) ib_umem_get(dev, addr, size, access)
+#endif
+
+/* UDP tunnel sockets are set up and released through their struct sock (7.x). */
+static inline void sroce_udp_tunnel_setup(struct net *net, struct socket *sock,
+					  struct udp_tunnel_sock_cfg *cfg)
+{
+#ifdef HAVE_UDP_TUNNEL_SK
+	setup_udp_tunnel_sock(net, sock->sk, cfg);
+#else
+	setup_udp_tunnel_sock(net, sock, cfg);
+#endif
+}
+
+static inline void sroce_udp_tunnel_release(struct socket *sock)
+{
+#ifdef HAVE_UDP_TUNNEL_SK
+	udp_tunnel_sock_release(sock->sk);
+#else
+	udp_tunnel_sock_release(sock);
+#endif
+}
+
+/*
+ * The verbs whose prototypes changed get a thin adapter with the kernel's
+ * signature around sroce's own implementation, which keeps one signature.
+ * SROCE_COMPAT_OPS() names the adapters in the ops table.
+ */
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+
+/* create_cq gets the whole uverbs attribute bundle (6.11). */
+#ifdef HAVE_CREATE_CQ_ATTRS
+static inline int sroce_compat_create_cq(struct ib_cq *ibcq,
+					 const struct ib_cq_init_attr *attr,
+					 struct uverbs_attr_bundle *attrs)
+{
+	return sroce_create_cq(ibcq, attr, attrs ? &attrs->driver_udata : NULL);
+}
+#else
+#define sroce_compat_create_cq sroce_create_cq
+#endif
+
+/* reg_user_mr gets a DMA handle (6.17); sroce has no DMA handles to honour. */
+#ifdef HAVE_REG_USER_MR_DMAH
+static inline struct ib_mr *sroce_compat_reg_user_mr(struct ib_pd *ibpd, u64 start,
+						     u64 length, u64 iova, int access,
+						     struct ib_dmah *dmah,
+						     struct ib_udata *udata)
+{
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	return sroce_reg_user_mr(ibpd, start, length, iova, access, udata);
+}
+#else
+#define sroce_compat_reg_user_mr sroce_reg_user_mr
+#endif
+
+/* resize_cq became resize_user_cq with an unsigned count (7.1). */
+#ifdef HAVE_RESIZE_USER_CQ
+static inline int sroce_compat_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+					 struct ib_udata *udata)
+{
+	if (cqe > INT_MAX)
+		return -EINVAL;
+	return sroce_resize_cq(ibcq, cqe, udata);
+}
+#define SROCE_COMPAT_OP_RESIZE_CQ .resize_user_cq = sroce_compat_resize_cq
+#else
+#define SROCE_COMPAT_OP_RESIZE_CQ .resize_cq = sroce_resize_cq
+#endif
+
+#define SROCE_COMPAT_OPS					\
+	.create_cq = sroce_compat_create_cq,			\
+	.reg_user_mr = sroce_compat_reg_user_mr,		\
+	SROCE_COMPAT_OP_RESIZE_CQ
 
 #endif /* SROCE_COMPAT_H */

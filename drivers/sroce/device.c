@@ -215,7 +215,6 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
-	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
@@ -249,9 +248,8 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
 	.query_srq = sroce_query_srq,
-	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
-	.resize_cq = sroce_resize_cq,
+	SROCE_COMPAT_OPS,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),

@@ -254,3 +254,5 @@ MODULE_AUTHOR("The sroce developers");
 MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("sroce");
+/* Since 7.2 nothing else pulls in ib_uverbs, which user verbs need. */
+MODULE_SOFTDEP("post: ib_uverbs");

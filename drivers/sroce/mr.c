@@ -144,7 +144,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
-	umem = ib_umem_get(ibpd->device, start, length, access);
+	umem = ib_umem_get_va(ibpd->device, start, length, access);
 	if (IS_ERR(umem)) {
 		err = PTR_ERR(umem);
 		goto err_free;

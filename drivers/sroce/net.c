@@ -355,16 +355,16 @@ static struct socket *sroce_sock_open(struct net *net, bool ipv6)
 	if (err)
 		return ERR_PTR(err);
 
-	setup_udp_tunnel_sock(net, sock, &tcfg);
+	sroce_udp_tunnel_setup(net, sock, &tcfg);
 	return sock;
 }
 
 static void sroce_net_close(struct sroce_net *sn)
 {
 	if (sn->sock6)
-		udp_tunnel_sock_release(sn->sock6);
+		sroce_udp_tunnel_release(sn->sock6);
 	if (sn->sock4)
-		udp_tunnel_sock_release(sn->sock4);
+		sroce_udp_tunnel_release(sn->sock4);
 	sn->sock4 = NULL;
 	sn->sock6 = NULL;
 }

@@ -399,9 +399,7 @@ void sroce_verbs_init(struct sroce_dev *sdev);
 void sroce_verbs_cleanup(struct sroce_dev *sdev);
 
 /* cq.c */
-int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+/* sroce_create_cq() and sroce_resize_cq(): see compat.h */
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
@@ -435,8 +433,7 @@ int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
 
 /* mr.c */
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
-struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata);
+/* sroce_reg_user_mr(): see compat.h */
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
