@@ -11,53 +11,71 @@
 
 SHELL := /bin/bash
 
-# The kernel the test VM boots: Debian bookworm's 6.1, as pulled in by the
-# linux-image-amd64 meta package.
+# The kernel the test VM boots by default: Debian bookworm's 6.1, as pulled
+# in by the linux-image-amd64 meta package.
 TEST_KVER ?= $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | \
 		sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
 TEST_KDIR := /lib/modules/$(TEST_KVER)/build
-TEST_VMLINUZ := /boot/vmlinuz-$(TEST_KVER)
 
 RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),$(TEST_KDIR))
 
+# KVER=6.1|6.12|7.2 builds against (and tests on) that Debian kernel, fetched
+# from the archive by selftests/kernels.sh; empty means KDIR above.
+KVER ?=
+
 KO := drivers/sroce/sroce.ko
+PROBED := drivers/sroce/compat_probed.h
 T ?= *
 
-.PHONY: all modules clean deps check run sparse install
+.PHONY: all modules probe clean deps check run sparse install
 
 all: modules
 
-modules:
+ifneq ($(KVER),)
+
+# Another kernel: kernels.sh fetches it, then calls this Makefile back with
+# KDIR set (inside the sid chroot for 7.2).
+modules sparse:
+	selftests/kernels.sh make $(KVER) $@ $(if $(W),W=$(W))
+
+else
+
+probe:
 	@if [ ! -f "$(KDIR)/Makefile" ]; then \
 		echo "No kernel build directory at '$(KDIR)'."; \
 		echo "Install your kernel's headers (Debian: linux-headers-\$$(uname -r)),"; \
 		echo "or run 'make deps' for the test kernel's, or pass KDIR=."; \
 		exit 1; \
 	fi
+	@drivers/sroce/probes/probe.sh $(KDIR) $(PROBED) $(CURDIR)/build/probes
+
+modules: probe
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-install: modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
-
-sparse:
+sparse: probe
 	@out=$$($(MAKE) -s -C $(KDIR) M=$(CURDIR) C=2 W=1 modules 2>&1); rc=$$?; \
 	echo "$$out"; \
 	if [ $$rc != 0 ] || grep -qE 'warning:|error:' <<<"$$out"; then \
 		echo "sparse: not clean"; exit 1; fi
 
+endif
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
-	rm -rf build
+	rm -rf build $(PROBED)
 
 deps:
 	selftests/deps.sh
 
 check:
 	selftests/deps.sh
-	selftests/check.sh --kver "$(TEST_KVER)" --tests '$(T)'
+	selftests/check.sh $(if $(KVER),--kernels "$(KVER)") --tests '$(T)'
 
 run:
 	selftests/deps.sh
-	selftests/check.sh --kver "$(TEST_KVER)" --mode run
+	selftests/check.sh --kernels "$(or $(KVER),6.1)" --mode run

@@ -1,47 +1,44 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The test suite: host-side checks (warning-free W=1 build, sparse, SPDX
-# lines), then the in-VM tests. Prints TAP as it goes and ends with the line
-# "N passed, N failed, N skipped". Exit status non-zero if anything failed
-# or the VM died.
+# The test suite, per kernel: host-side checks (warning-free W=1 build,
+# sparse, SPDX lines, uapi layout, test programs), then the in-VM tests booted
+# on that kernel. Prints TAP as it goes, the lines of every kernel but the
+# first prefixed with its name, and ends with "N passed, N failed, N skipped"
+# over all kernels. Exit status non-zero if anything failed or a VM died.
 #
-#   selftests/check.sh [--kver KVER] [--tests GLOB] [--mode check|run]
+#   selftests/check.sh [--kernels "6.1 6.12 7.2"] [--tests GLOB] [--mode check|run]
+#
+# By default 6.1 (Debian bookworm) runs the whole suite; 6.12 and 7.2, which
+# selftests/kernels.sh fetches, run the groups in $OTHER_TESTS. An explicit
+# --tests applies to every kernel.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-kver=""
-tests="*"
+kernels="6.1 6.12 7.2"
+tests=""
 mode=check
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--kver) kver=$2; shift 2 ;;
+	--kernels) kernels=$2; shift 2 ;;
 	--tests) tests=$2; shift 2 ;;
 	--mode) mode=$2; shift 2 ;;
 	*) echo "check.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-
-if [ -z "$kver" ]; then
-	kver=$(dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null |
-	       sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
-fi
-kdir=/lib/modules/$kver/build
-vmlinuz=/boot/vmlinuz-$kver
-if [ -z "$kver" ] || [ ! -f "$kdir/Makefile" ] || [ ! -f "$vmlinuz" ]; then
-	echo "check.sh: test kernel '$kver' is not installed (run selftests/deps.sh)" >&2
-	exit 2
-fi
+[ "$tests" = "*" ] && tests=""
+OTHER_TESTS=${OTHER_TESTS:-*}
 
 build=$top/build
 mkdir -p "$build"
 passed=0 failed=0 skipped=0 n=0
+pfx=""          # "6.12/" for the kernels after the first
 
 # host_test NAME CMD...: run one host-side test, print a TAP line.
 host_test() {
-	local name=$1 log rc
+	local name=$pfx$1 log rc
 	shift
 	n=$((n + 1))
 	log=$build/host-${name//\//-}.log
@@ -57,17 +54,23 @@ host_test() {
 	fi
 }
 
-# A fresh build with W=1: any compiler warning fails.
+# kmake ARGS...: make in this tree against the current kernel.
+kmake() {
+	selftests/kernels.sh make "$kver" "$@"
+}
+
+# A fresh build with W=1, probes included: any compiler warning fails.
 t_build_w1() {
-	make -s -C "$kdir" M="$top" clean >/dev/null 2>&1
 	local out
-	out=$(make -C "$kdir" M="$top" W=1 modules 2>&1) || { echo "$out"; return 1; }
+	rm -f drivers/sroce/*.o drivers/sroce/*.ko drivers/sroce/compat_probed.h
+	out=$(kmake W=1 modules 2>&1) || { echo "$out"; return 1; }
 	echo "$out"
-	! grep -qE 'warning:|error:' <<<"$out"
+	! grep -qE 'warning:|error:' <<<"$out" && [ -f drivers/sroce/sroce.ko ] &&
+		modinfo -F vermagic drivers/sroce/sroce.ko | grep -q "^$KREL "
 }
 
 t_sparse() {
-	make -s KDIR="$kdir" sparse
+	kmake -s sparse
 }
 
 # Every source file carries an SPDX line near its top.
@@ -100,21 +103,36 @@ t_abi() {
 		"$build/abi_compare"
 }
 
+# DKMS builds and installs the module from a source copy, for KREL, in a
+# private DKMS tree (the host's /var/lib/dkms and /lib/modules are untouched).
+t_dkms() {
+	selftests/dkms-test.sh "$KREL" "$KDIR"
+}
+
 vm_tests() {
 	local extra=() mode=$1 globs=$2 p
 	for p in "$build"/progs/*; do
 		[ -x "$p" ] && extra+=(--extra-bin "$p")
 	done
-	selftests/mkinitramfs.sh --kver "$kver" --modroot / \
+	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
 		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
 		--out "$build/initramfs.cpio.gz" "${extra[@]}" >"$build/mkinitramfs.log" 2>&1 ||
 		{ cat "$build/mkinitramfs.log"; return 2; }
-	selftests/vm.sh --kernel "$vmlinuz" --initrd "$build/initramfs.cpio.gz" \
-		--mode "$mode" --tests "$globs" --log "$build/vm"
+	selftests/vm.sh --kernel "$VMLINUZ" --initrd "$build/initramfs.cpio.gz" \
+		--mode "$mode" --tests "$globs" --log "$build/vm-$kver"
+}
+
+# kernel_env KVER: KREL, KDIR, VMLINUZ, MODROOT for it, fetched if need be.
+kernel_env() {
+	local e log=$build/kernels-$1.log
+	e=$(selftests/kernels.sh env "$1" 2>"$log") || { tail -20 "$log"; return 1; }
+	eval "$e"
 }
 
 if [ "$mode" = run ]; then
-	make -s -C "$kdir" M="$top" modules || exit 1
+	kver=${kernels%% *}
+	kernel_env "$kver" || exit 1
+	kmake -s modules || exit 1
 	build_progs || exit 1
 	vm_tests run "*"
 	exit $?
@@ -122,35 +140,57 @@ fi
 
 start=$(date +%s)
 summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
 echo "TAP version 13"
-echo "# host checks (kernel $kver)"
-host_test build-w1 t_build_w1
-host_test sparse t_sparse
-host_test spdx t_spdx
-host_test uapi-abi t_abi
-host_test progs build_progs
+first=1
+for kver in $kernels; do
+	kstart=$(date +%s)
+	kp=$passed kf=$failed ks=$skipped
+	if ! kernel_env "$kver"; then
+		n=$((n + 1))
+		echo "not ok $n host/$pfx$kver/fetch # could not fetch or set up kernel $kver"
+		failed=$((failed + 1))
+		continue
+	fi
+	[ $first = 1 ] || pfx="$kver/"
+	echo "# kernel $kver: $KREL"
+	host_test build-w1 t_build_w1
+	grep -h '^probe:' "$build/host-${pfx//\//-}build-w1.log" | sed 's/^/# /'
+	host_test sparse t_sparse
+	if [ $first = 1 ]; then
+		host_test spdx t_spdx
+		host_test uapi-abi t_abi
+		host_test progs build_progs
+	fi
+	case $kver in 6.1|6.12) host_test dkms t_dkms ;; esac
 
-if [ ! -f drivers/sroce/sroce.ko ]; then
-	echo "# no module was built: skipping the VM tests"
-	vm_rc=1
-else
-	echo "# VM tests"
-	# vm.sh ends with its own count line; ours, below, is the one that counts.
-	vm_tests check "$tests" | tee "$summary" |
-		sed -E 's/^([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped)$/# VM: \1/'
-	vm_rc=${PIPESTATUS[0]}
-fi
-
-res=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$summary" 2>/dev/null | tail -1)
-rm -f "$summary"
-if [ -n "$res" ]; then
-	read -r vp _ vf _ vs _ <<<"${res//,/}"
-	passed=$((passed + vp)) failed=$((failed + vf)) skipped=$((skipped + vs))
-fi
-if [ "$vm_rc" != 0 ] && [ "$failed" = 0 ]; then
-	# The VM died or timed out before it could report a failure.
-	failed=$((failed + 1))
-fi
+	globs=${tests:-$([ $first = 1 ] && echo '*' || echo "$OTHER_TESTS")}
+	if [ ! -f drivers/sroce/sroce.ko ]; then
+		echo "# no module was built for $kver: skipping its VM tests"
+		vm_rc=1
+	else
+		echo "# VM tests on $KREL: $globs"
+		# vm.sh ends with its own count line; ours, below, is the one
+		# that counts. Test lines of later kernels carry the kernel name.
+		vm_tests check "$globs" | tee "$summary" |
+			sed -E -e 's/^([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped)$/# VM: \1/' \
+				-e "s#^(not )?ok ([0-9]+) #\1ok \2 $pfx#"
+		vm_rc=${PIPESTATUS[0]}
+	fi
+	res=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$summary" 2>/dev/null | tail -1)
+	: >"$summary"
+	if [ -n "$res" ]; then
+		read -r vp _ vf _ vs _ <<<"${res//,/}"
+		passed=$((passed + vp)) failed=$((failed + vf)) skipped=$((skipped + vs))
+	fi
+	if [ "$vm_rc" != 0 ] && [ "$failed" = "$kf" ]; then
+		# The VM died or timed out before it could report a failure.
+		failed=$((failed + 1))
+	fi
+	echo "# kernel $kver: $((passed - kp)) passed, $((failed - kf)) failed," \
+		"$((skipped - ks)) skipped in $(( $(date +%s) - kstart )) s"
+	first=0
+done
 
 echo "# wall time: $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -8,7 +8,9 @@ set -euo pipefail
 
 PKGS=(
 	# build
-	make gcc libc6-dev kmod sparse dwarves
+	make gcc libc6-dev kmod sparse dwarves xz-utils
+	# other kernels (selftests/kernels.sh) and the DKMS test
+	debootstrap dkms
 	linux-headers-amd64
 	# the test VM: kernel image (its modules), emulator, initramfs tools
 	linux-image-amd64 qemu-system-x86 busybox-static cpio gzip

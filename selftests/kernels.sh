@@ -1,0 +1,216 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernels sroce is built and tested on, fetched from the Debian archive:
+#
+#   6.1   Debian bookworm's kernel, installed as packages by selftests/deps.sh
+#   6.12  bookworm-backports: headers and image unpacked into the cache; the
+#         module builds natively (the kernel was built with bookworm's gcc-12)
+#   7.2   sid: image unpacked into the cache; the module builds inside a sid
+#         chroot (its headers need gcc-16 and glibc 2.38 host tools)
+#
+# The exact package versions are looked up in the archive's indexes, never
+# hard-coded. Everything lands in $SROCE_CACHE (default /var/cache/sroce) and
+# is reused by later runs.
+#
+#   kernels.sh env KVER            print KREL, KDIR, VMLINUZ, MODROOT, CHROOT
+#                                  as shell assignments, fetching what is missing
+#   kernels.sh make KVER ARGS...   run "make ARGS..." in this tree against KVER
+#                                  (KDIR set; inside the chroot for 7.2)
+#   kernels.sh list                the KVER names known here
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${SROCE_CACHE:-/var/cache/sroce}
+KR=/usr/share/keyrings/debian-archive-keyring.gpg
+MIRROR=${SROCE_MIRROR:-http://deb.debian.org/debian}
+
+die() { echo "kernels.sh: $*" >&2; exit 1; }
+say() { echo "kernels.sh: $*" >&2; }
+
+# --- private apt state for backports/sid/trixie, apart from the host's ------
+apt_priv() {
+	local a=$CACHE/apt
+	mkdir -p "$a"/{lists/partial,cache/archives/partial,etc/sources.list.d,etc/preferences.d}
+	cat >"$a/etc/sources.list" <<EOF
+deb [signed-by=$KR] $MIRROR bookworm-backports main
+deb [signed-by=$KR] $MIRROR sid main
+EOF
+	cat >"$a/apt.conf" <<EOF
+Dir::Etc::sourcelist "$a/etc/sources.list";
+Dir::Etc::sourceparts "$a/etc/sources.list.d";
+Dir::Etc::preferencesparts "$a/etc/preferences.d";
+Dir::State::Lists "$a/lists";
+Dir::State::status "$a/status";
+Dir::Cache "$a/cache";
+APT::Architecture "amd64";
+Acquire::Check-Valid-Until "false";
+EOF
+	touch "$a/status"
+	# Indexes younger than a day are good enough.
+	if [ -z "$(find "$a/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null)" ]; then
+		say "updating private apt indexes"
+		APT_CONFIG=$a/apt.conf apt-get -q update >&2 || die "apt-get update failed"
+	fi
+}
+
+apt_p() { APT_CONFIG=$CACHE/apt/apt.conf "$@"; }
+
+# newest_abi REGEX: the newest "linux-headers-<abi>" name matching REGEX.
+newest_abi() {
+	apt_p apt-cache pkgnames linux-headers- | grep -E "^linux-headers-$1\$" |
+		sed 's/^linux-headers-//' | sort -V | tail -1
+}
+
+# unpack DIR PKG...: download the packages and extract them into DIR.
+unpack() {
+	local dir=$1 d
+	shift
+	local dl=$CACHE/debs
+	mkdir -p "$dl" "$dir"
+	(cd "$dl" && apt_p apt-get -q download "$@" >&2) || die "download of $* failed"
+	for d in "$@"; do
+		dpkg -x "$dl/${d}"_*.deb "$dir" || die "cannot unpack $d"
+	done
+}
+
+# --- 6.1: the host's own bookworm packages -----------------------------------
+env_61() {
+	KREL=$(dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null |
+	       sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
+	[ -n "$KREL" ] || die "linux-image-amd64 is not installed (run selftests/deps.sh)"
+	KDIR=/lib/modules/$KREL/build
+	VMLINUZ=/boot/vmlinuz-$KREL
+	MODROOT=/
+	CHROOT=
+	[ -f "$KDIR/Makefile" ] && [ -f "$VMLINUZ" ] ||
+		die "kernel $KREL headers or image missing (run selftests/deps.sh)"
+}
+
+# --- 6.12: bookworm-backports, unpacked, native build ------------------------
+env_612() {
+	local dir
+	dir=$(ls -d "$CACHE"/k-6.12.*/ 2>/dev/null | sort -V | tail -1 || true)
+	if [ -z "$dir" ] || [ ! -f "$dir/ready" ]; then
+		apt_priv
+		local abi ver
+		abi=$(newest_abi '6\.12\.[0-9]+\+bpo-amd64|6\.12\.[0-9]+\+deb12-amd64')
+		[ -n "$abi" ] || die "no 6.12 kernel headers in bookworm-backports"
+		ver=${abi%-amd64}
+		dir=$CACHE/k-$abi
+		rm -rf "$dir"
+		say "fetching kernel $abi"
+		unpack "$dir" "linux-headers-$abi" "linux-headers-$ver-common" \
+			"linux-kbuild-$ver" "linux-image-$abi-unsigned"
+		# The arch headers include the common tree by absolute path.
+		sed -i "s#/usr/src/linux-headers-#$dir/usr/src/linux-headers-#g" \
+			"$dir/usr/src/linux-headers-$abi/Makefile"
+		depmod -b "$dir" "$abi"
+		touch "$dir/ready"
+		dir=$dir/
+	fi
+	dir=${dir%/}
+	KREL=${dir##*/k-}
+	KDIR=$dir/usr/src/linux-headers-$KREL
+	VMLINUZ=$dir/boot/vmlinuz-$KREL
+	MODROOT=$dir
+	CHROOT=
+}
+
+# --- 7.2: sid, image unpacked, build in a cached sid chroot ------------------
+env_72() {
+	local dir root=$CACHE/sid-root
+	dir=$(ls -d "$CACHE"/k-7.2.*/ 2>/dev/null | sort -V | tail -1 || true)
+	if [ -z "$dir" ] || [ ! -f "$dir/ready" ]; then
+		apt_priv
+		local abi ver
+		abi=$(newest_abi '7\.2\.[0-9]+(\+deb[0-9]+)?-amd64')
+		[ -n "$abi" ] || die "no 7.2 kernel headers in sid"
+		ver=${abi%-amd64}
+		dir=$CACHE/k-$abi
+		rm -rf "$dir"
+		say "fetching kernel $abi"
+		unpack "$dir" "linux-base-$abi" "linux-binary-unsigned-$abi" "linux-modules-$abi"
+		depmod -b "$dir/usr" "$abi"
+		touch "$dir/ready"
+		dir=$dir/
+	fi
+	dir=${dir%/}
+	KREL=${dir##*/k-}
+	VMLINUZ=$dir/usr/lib/modules/$KREL/vmlinuz.unsigned
+	[ -f "$VMLINUZ" ] || VMLINUZ=$(ls "$dir"/usr/lib/modules/"$KREL"/vmlinuz* | head -1)
+	MODROOT=$dir/usr
+	CHROOT=$root
+	KDIR=/usr/src/linux-headers-$KREL
+	# What the chroot must hold; the stamp records what it was set up with.
+	local pkgs="make sparse linux-headers-$KREL"
+	if [ "$(cat "$root/ready" 2>/dev/null)" != "$pkgs" ]; then
+		if [ ! -x "$root/usr/bin/apt-get" ]; then
+			command -v debootstrap >/dev/null || die "debootstrap missing (run selftests/deps.sh)"
+			say "creating the sid build chroot in $root"
+			rm -rf "$root"
+			debootstrap --variant=minbase sid "$root" "$MIRROR" >&2 ||
+				die "debootstrap failed"
+		fi
+		echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99no-valid-until"
+		cp /etc/resolv.conf "$root/etc/resolv.conf"
+		say "installing $pkgs in the chroot"
+		in_chroot "$root" / bash -c "apt-get -q update &&
+			DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
+				$pkgs && apt-get clean" >&2 ||
+			die "chroot package install failed"
+		echo "$pkgs" >"$root/ready"
+	fi
+}
+
+# in_chroot ROOT DIR CMD...: run CMD inside ROOT with this tree bind-mounted
+# at its own path, in a private mount namespace (nothing leaks to the host).
+in_chroot() {
+	local root=$1 dir=$2
+	shift 2
+	mkdir -p "$root$top"
+	unshare --mount --propagation private -- bash -c '
+		set -e
+		root=$1 top=$2 dir=$3; shift 3
+		mount -t proc proc "$root/proc"
+		mount --rbind /dev "$root/dev"
+		mount --bind "$top" "$root$top"
+		exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 bash -c "cd \"\$0\" && exec \"\$@\"" "$dir" "$@"
+	' in_chroot "$root" "$top" "$dir" "$@"
+}
+
+kernel_env() {
+	case $1 in
+	6.1) env_61 ;;
+	6.12) env_612 ;;
+	7.2) env_72 ;;
+	*) die "unknown kernel '$1' (known: $(list))" ;;
+	esac
+}
+
+list() { echo "6.1 6.12 7.2"; }
+
+cmd=${1:-}
+case $cmd in
+env)
+	[ $# = 2 ] || die "usage: kernels.sh env KVER"
+	kernel_env "$2"
+	printf 'KREL=%q\nKDIR=%q\nVMLINUZ=%q\nMODROOT=%q\nCHROOT=%q\n' \
+		"$KREL" "$KDIR" "$VMLINUZ" "$MODROOT" "$CHROOT"
+	;;
+make)
+	[ $# -ge 2 ] || die "usage: kernels.sh make KVER ARGS..."
+	kernel_env "$2"
+	shift 2
+	# The caller's make must not hand KVER down to ours again.
+	unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+	if [ -n "$CHROOT" ]; then
+		in_chroot "$CHROOT" "$top" make KVER= KDIR="$KDIR" "$@"
+	else
+		make -C "$top" KVER= KDIR="$KDIR" "$@"
+	fi
+	;;
+list) list ;;
+*) die "usage: kernels.sh env|make|list ..." ;;
+esac
