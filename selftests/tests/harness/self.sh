@@ -54,12 +54,19 @@ done
 assert_rc 0 "ib_uverbs is loaded" grep -qw '^ib_uverbs' /proc/modules
 assert_rc 0 "modprobe can resolve rdma_rxe" modprobe -n rdma_rxe
 assert_eq "$(udp_port_bound)" "no" "udp_port_bound: 4791 free"
-# rdma_rxe (6.1) binds UDP 4791 in the initial namespace when it loads
+# rdma_rxe binds UDP 4791 in the initial namespace when it loads (6.1) or
+# with its first device (later kernels)
 port_free() { [[ $(udp_port_bound) == no ]]; }
 if ! grep -qw '^rdma_rxe' /proc/modules && ! sroce_loaded; then
 	modprobe rdma_rxe
 	at_exit "rmmod rdma_rxe 2>/dev/null || true"
+	if [[ $(udp_port_bound) == no ]]; then
+		veth_pair t8 t9
+		at_exit "rdma link delete rxe_h 2>/dev/null || true"
+		rdma link add rxe_h type rxe netdev t8
+	fi
 	assert_eq "$(udp_port_bound)" "yes" "udp_port_bound: rdma_rxe's socket"
+	rdma link delete rxe_h 2>/dev/null || true
 	rmmod rdma_rxe
 	wait_for 10 "UDP 4791 released by rdma_rxe" port_free
 fi
