@@ -58,7 +58,7 @@ apt_p() { APT_CONFIG=$CACHE/apt/apt.conf "$@"; }
 
 # newest_abi REGEX: the newest "linux-headers-<abi>" name matching REGEX.
 newest_abi() {
-	apt_p apt-cache pkgnames linux-headers- | grep -E "^linux-headers-$1\$" |
+	apt_p apt-cache pkgnames linux-headers- | grep -E "^linux-headers-($1)\$" |
 		sed 's/^linux-headers-//' | sort -V | tail -1
 }
 
@@ -66,12 +66,14 @@ newest_abi() {
 unpack() {
 	local dir=$1 d
 	shift
-	local dl=$CACHE/debs
+	local dl=$CACHE/debs/${dir##*/}
+	rm -rf "$dl"
 	mkdir -p "$dl" "$dir"
 	(cd "$dl" && apt_p apt-get -q download "$@" >&2) || die "download of $* failed"
 	for d in "$@"; do
 		dpkg -x "$dl/${d}"_*.deb "$dir" || die "cannot unpack $d"
 	done
+	rm -rf "$dl"
 }
 
 # --- 6.1: the host's own bookworm packages -----------------------------------

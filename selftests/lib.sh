@@ -496,8 +496,13 @@ wait_tcp_listen() {
 	wait_for 30 "a TCP listener on port $2 ${1:+in $1}" _lib_tcp_listening "$1" "$hex"
 }
 
-# wait_cm_listen: until an RDMA CM ID listens (rping, rdmacm-utils, perftest -R)
+# wait_cm_listen [DEV]: until an RDMA CM ID listens (on DEV, if given): rping,
+# rdmacm-utils, perftest -R
 wait_cm_listen() {
-	wait_for 30 "an RDMA CM listener" eval \
-		'"$RDMA" resource show cm_id 2>/dev/null | grep -q "state LISTEN"'
+	local re="state LISTEN"
+	[[ -n ${1:-} ]] && re="^link $1/.* state LISTEN"
+	wait_for 30 "an RDMA CM listener${1:+ on $1}" eval \
+		'"$RDMA" resource show cm_id 2>/dev/null | grep -qE "$re"'
+	# The core shows a listener as LISTEN a moment before the IB CM has it.
+	sleep 0.3
 }

@@ -15,7 +15,7 @@ run() {
 	local tool=$1 srv=0 cli=0
 	shift
 	bg_run srv in_b timeout 150 "$tool" -F -d sroce_b -x "$gb" "$@"
-	if [[ " $* " == *" -R "* ]]; then wait_cm_listen; else wait_tcp_listen hb 18515; fi
+	if [[ " $* " == *" -R "* ]]; then wait_cm_listen sroce_b; else wait_tcp_listen hb 18515; fi
 	# The RDMA CM listener can be visible a moment before it accepts
 	# (REJ "invalid service ID"): while the server waits, try again.
 	for try in 1 2 3; do

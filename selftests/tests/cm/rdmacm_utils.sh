@@ -10,7 +10,7 @@ rdma_pair
 run() {
 	local name=$1 srv=$2 cli=$3 rc=0 src=0
 	bg_run srv in_b timeout 120 $srv
-	wait_cm_listen
+	wait_cm_listen sroce_b
 	OUT=$(in_a timeout 120 $cli 2>&1) || rc=$?
 	bg_wait srv 60 || src=$?
 	log "$name: client $rc server $src"

@@ -8,7 +8,7 @@ modprobe rdma_ucm || true
 rdma_pair
 for b in 192.0.2.2 2001:db8::2; do
 	bg_run srv in_b timeout 120 rping -s -a "$b" -v -V -C 20 -S 100
-	wait_cm_listen
+	wait_cm_listen sroce_b
 	rc=0
 	OUT=$(in_a timeout 120 rping -c -a "$b" -v -V -C 20 -S 100 2>&1) || rc=$?
 	src=0
