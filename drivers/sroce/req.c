@@ -333,12 +333,15 @@ static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
 		found = true;
 	}
 	xa_unlock(&sdev->ah_xa);
-	if (!found) {
-			return IB_WC_LOC_QP_OP_ERR;
-	}
-	/* A UD message is one packet: it must fit the port's MTU. */
+	if (!found)
+		return IB_WC_LOC_QP_OP_ERR;
+	/*
+	 * A UD message is one packet. One larger than the port's MTU is not
+	 * sent at all, and that is no error (IBA C10-93.1.1, which rdma_rxe
+	 * follows too).
+	 */
 	if (len > mtu)
-		return IB_WC_LOC_LEN_ERR;
+		return IB_WC_SUCCESS;
 
 	skb = sroce_skb_alloc(sdev, &av, sroce_opcodes[op].hdr_len +
 			      sizeof(*deth) + len + pad);
