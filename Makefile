@@ -5,9 +5,13 @@
 #   make            build drivers/sroce/sroce.ko against KDIR
 #   make run        build, boot a VM, bring up sroce devices, run RDMA tools
 #   make check      the whole test suite (T=<glob> for a subset)
+#   make bench      sroce against rdma_rxe, side by side (ROUNDS=N)
 #   make sparse     build under sparse, failing on any warning
 #   make install    install the module for the running kernel
 #   make deps       install the Debian packages that build and tests need
+#
+#   KVER=6.1|6.12|7.2 builds against, checks, runs or benches on that Debian
+#   kernel, fetched from the archive by selftests/kernels.sh.
 
 SHELL := /bin/bash
 
@@ -28,7 +32,7 @@ KO := drivers/sroce/sroce.ko
 PROBED := drivers/sroce/compat_probed.h
 T ?= *
 
-.PHONY: all modules probe clean deps check run sparse install
+.PHONY: all modules probe clean deps check run bench sparse install
 
 all: modules
 
@@ -79,3 +83,7 @@ check:
 run:
 	selftests/deps.sh
 	selftests/check.sh --kernels "$(or $(KVER),6.1)" --mode run
+
+bench:
+	selftests/deps.sh
+	selftests/bench.sh --kernel "$(or $(KVER),6.1)" $(if $(ROUNDS),--rounds $(ROUNDS))
