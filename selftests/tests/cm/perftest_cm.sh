@@ -12,21 +12,26 @@ rdma_pair
 ga=$(gid_index sroce_a 192.0.2.1)
 gb=$(gid_index sroce_b 192.0.2.2)
 run() {
-	local tool=$1 srv=0 cli=0
+	local tool=$1 srv=0 cli=0 try
 	shift
-	bg_run srv in_b timeout 150 "$tool" -F -d sroce_b -x "$gb" "$@"
-	if [[ " $* " == *" -R "* ]]; then wait_cm_listen sroce_b; else wait_tcp_listen hb 18515; fi
-	# The RDMA CM listener can be visible a moment before it accepts
-	# (REJ "invalid service ID"): while the server waits, try again.
+	# Now and then (about one run in ten, on any kernel) the first REQ is
+	# rejected ("invalid service ID") although the listener is up, and
+	# that perftest server then waits forever. Not understood yet: start
+	# the pair afresh, up to three times, and log it.
 	for try in 1 2 3; do
-		cli=0
+		srv=0 cli=0
+		bg_run srv in_b timeout 150 "$tool" -F -d sroce_b -x "$gb" "$@"
+		if [[ " $* " == *" -R "* ]]; then wait_cm_listen sroce_b; else wait_tcp_listen hb 18515; fi
 		in_a timeout 150 "$tool" -F -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
-		[ $cli = 0 ] && break
-		grep -q "RDMA_CM_EVENT_REJECTED" cli.log || break
-		log "$tool $*: connection rejected (try $try), again"
-		sleep 1
+		if [ $cli != 0 ] && [ $try -lt 3 ] && grep -q "RDMA_CM_EVENT_REJECTED" cli.log; then
+			log "$tool $*: connection rejected (try $try), starting both again"
+			bg_kill srv
+			sleep 1
+			continue
+		fi
+		bg_wait srv 60 || srv=$?
+		break
 	done
-	bg_wait srv 60 || srv=$?
 	log "$tool $*: client $cli, server $srv"
 	if [ $cli != 0 ] || [ $srv != 0 ]; then
 		tail -n 15 cli.log
