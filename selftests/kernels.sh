@@ -89,29 +89,42 @@ env_61() {
 		die "kernel $KREL headers or image missing (run selftests/deps.sh)"
 }
 
+# cached GLOB: the newest kernel in the cache that was unpacked completely.
+cached() {
+	local d
+	for d in $(ls -d "$CACHE"/k-$1/ 2>/dev/null | sort -rV); do
+		[ -f "$d/ready" ] && { echo "${d%/}"; return; }
+	done
+	return 0
+}
+
+# lookup REGEX WHERE: the newest kernel ABI name (e.g. 6.12.95+deb12-amd64)
+# in the archive's indexes.
+lookup() {
+	local abi
+	apt_priv
+	abi=$(newest_abi "$1")
+	[ -n "$abi" ] || die "no kernel headers matching '$1' in $2"
+	say "fetching kernel $abi"
+	rm -rf "$CACHE/k-$abi"
+	echo "$abi"
+}
+
 # --- 6.12: bookworm-backports, unpacked, native build ------------------------
 env_612() {
-	local dir
-	dir=$(ls -d "$CACHE"/k-6.12.*/ 2>/dev/null | sort -V | tail -1 || true)
-	if [ -z "$dir" ] || [ ! -f "$dir/ready" ]; then
-		apt_priv
-		local abi ver
-		abi=$(newest_abi '6\.12\.[0-9]+\+bpo-amd64|6\.12\.[0-9]+\+deb12-amd64')
-		[ -n "$abi" ] || die "no 6.12 kernel headers in bookworm-backports"
-		ver=${abi%-amd64}
+	local dir abi
+	dir=$(cached '6.12.*')
+	if [ -z "$dir" ]; then
+		abi=$(lookup '6\.12\.[0-9]+\+bpo-amd64|6\.12\.[0-9]+\+deb12-amd64' bookworm-backports)
 		dir=$CACHE/k-$abi
-		rm -rf "$dir"
-		say "fetching kernel $abi"
-		unpack "$dir" "linux-headers-$abi" "linux-headers-$ver-common" \
-			"linux-kbuild-$ver" "linux-image-$abi-unsigned"
+		unpack "$dir" "linux-headers-$abi" "linux-headers-${abi%-amd64}-common" \
+			"linux-kbuild-${abi%-amd64}" "linux-image-$abi-unsigned"
 		# The arch headers include the common tree by absolute path.
 		sed -i "s#/usr/src/linux-headers-#$dir/usr/src/linux-headers-#g" \
 			"$dir/usr/src/linux-headers-$abi/Makefile"
 		depmod -b "$dir" "$abi"
 		touch "$dir/ready"
-		dir=$dir/
 	fi
-	dir=${dir%/}
 	KREL=${dir##*/k-}
 	KDIR=$dir/usr/src/linux-headers-$KREL
 	VMLINUZ=$dir/boot/vmlinuz-$KREL
@@ -121,23 +134,15 @@ env_612() {
 
 # --- 7.2: sid, image unpacked, build in a cached sid chroot ------------------
 env_72() {
-	local dir root=$CACHE/sid-root
-	dir=$(ls -d "$CACHE"/k-7.2.*/ 2>/dev/null | sort -V | tail -1 || true)
-	if [ -z "$dir" ] || [ ! -f "$dir/ready" ]; then
-		apt_priv
-		local abi ver
-		abi=$(newest_abi '7\.2\.[0-9]+(\+deb[0-9]+)?-amd64')
-		[ -n "$abi" ] || die "no 7.2 kernel headers in sid"
-		ver=${abi%-amd64}
+	local dir abi root=$CACHE/sid-root
+	dir=$(cached '7.2.*')
+	if [ -z "$dir" ]; then
+		abi=$(lookup '7\.2\.[0-9]+(\+deb[0-9]+)?-amd64' sid)
 		dir=$CACHE/k-$abi
-		rm -rf "$dir"
-		say "fetching kernel $abi"
 		unpack "$dir" "linux-base-$abi" "linux-binary-unsigned-$abi" "linux-modules-$abi"
 		depmod -b "$dir/usr" "$abi"
 		touch "$dir/ready"
-		dir=$dir/
 	fi
-	dir=${dir%/}
 	KREL=${dir##*/k-}
 	VMLINUZ=$dir/usr/lib/modules/$KREL/vmlinuz.unsigned
 	[ -f "$VMLINUZ" ] || VMLINUZ=$(ls "$dir"/usr/lib/modules/"$KREL"/vmlinuz* | head -1)
