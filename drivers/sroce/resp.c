@@ -37,6 +37,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	qp->resp.drop_msg = false;
 	qp->resp.comm_est = false;
 	qp->resp.res_next = 0;
+	qp->resp.read = NULL;
 	memset(qp->resp.res, 0, SROCE_MAX_QP_RD_ATOM * sizeof(*qp->resp.res));
 }
 
@@ -95,66 +96,85 @@ static void sroce_send_atomic_ack(struct sroce_qp *qp, struct sroce_res *res)
 	sroce_xmit(to_sdev(qp->ibqp.device), &qp->av, qp->src_port, skb);
 }
 
-/*
- * Send the read responses of @res from @psn on. The MR is looked up again
- * for every packet: it may be deregistered or invalidated meanwhile.
- */
-static void sroce_send_read_resp(struct sroce_qp *qp, struct sroce_res *res,
-				 u32 psn)
+/* Stop sending READ responses: the reply is over, or it failed. */
+static void sroce_read_stop(struct sroce_qp *qp)
 {
-	u32 mtu = qp->mtu, off = ((psn - res->first_psn) & SROCE_PSN_MASK) * mtu;
-	bool first = true;
+	qp->resp.read = NULL;
+}
 
-	do {
-		u32 n = min(res->length - off, mtu);
-		bool last = off + n == res->length;
-		struct sroce_mr *mr = NULL;
-		struct sk_buff *skb;
-		u8 op, *p;
+/*
+ * Send the next READ response packet of qp->resp.read. The responder sends
+ * one packet per step of its work budget, so a large READ (or a replayed
+ * one) never monopolises the CPU and other QPs get their turn. The MR is
+ * looked up again for every packet: it may be deregistered or invalidated
+ * meanwhile.
+ */
+static void sroce_send_read_pkt(struct sroce_qp *qp)
+{
+	struct sroce_res *res = qp->resp.read;
+	u32 off = res->cur_off, psn = res->cur_psn;
+	u32 n = min(res->end_off - off, qp->mtu);
+	bool last = off + n == res->end_off;
+	struct sroce_mr *mr = NULL;
+	struct sk_buff *skb;
+	u8 op, *p;
 
-		if (first && last)
-			op = SROCE_OP_READ_RESP_ONLY;
-		else if (psn == res->first_psn)
-			op = SROCE_OP_READ_RESP_FIRST;
-		else if (last)
-			op = SROCE_OP_READ_RESP_LAST;
-		else
-			op = SROCE_OP_READ_RESP_MIDDLE;
-		/* A retried read starting mid-way begins with FIRST again. */
-		if (first && !last)
-			op = SROCE_OP_READ_RESP_FIRST;
-		first = false;
+	if (res->cur_first)
+		op = last ? SROCE_OP_READ_RESP_ONLY : SROCE_OP_READ_RESP_FIRST;
+	else
+		op = last ? SROCE_OP_READ_RESP_LAST : SROCE_OP_READ_RESP_MIDDLE;
 
-		if (n) {
-			mr = sroce_rkey_get(qp, res->rkey, res->va + off, n,
-					    IB_ACCESS_REMOTE_READ);
-			if (!mr) {
-				sroce_send_ack(qp, SROCE_AETH_NAK |
-					       SROCE_NAK_REMOTE_ACCESS, psn);
-				sroce_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
-				return;
-			}
-		}
-		skb = sroce_resp_skb(qp, op, psn, n, &p);
-		if (!skb) {
-			if (mr)
-				sroce_mr_put(mr);
-			return;	/* the requester times out and asks again */
-		}
-		if (sroce_opcodes[op].flags & SROCE_F_AETH) {
-			((struct sroce_aeth *)p)->smsn =
-				sroce_aeth(qp, SROCE_AETH_ACK_NOCREDIT);
-			p += sizeof(struct sroce_aeth);
-		}
-		if (mr) {
-			sroce_mr_copy(mr, res->va + off, p, n, false);
+	if (n) {
+		mr = sroce_rkey_get(qp, res->rkey, res->va + off, n,
+				    IB_ACCESS_REMOTE_READ);
+		if (!mr)
+			goto access_err;
+	}
+	skb = sroce_resp_skb(qp, op, psn, n, &p);
+	if (!skb) {
+		if (mr)
 			sroce_mr_put(mr);
+		sroce_read_stop(qp);	/* the requester times out, asks again */
+		return;
+	}
+	if (sroce_opcodes[op].flags & SROCE_F_AETH) {
+		((struct sroce_aeth *)p)->smsn =
+			sroce_aeth(qp, SROCE_AETH_ACK_NOCREDIT);
+		p += sizeof(struct sroce_aeth);
+	}
+	if (mr) {
+		int err = sroce_mr_copy(mr, res->va + off, p, n, false);
+
+		sroce_mr_put(mr);
+		if (err) {
+			/* Never put bytes we did not read on the wire. */
+			kfree_skb(skb);
+			goto access_err;
 		}
-		sroce_xmit(to_sdev(qp->ibqp.device), &qp->av, qp->src_port,
-			   skb);
-		off += n;
-		psn = sroce_psn_add(psn, 1);
-	} while (off < res->length);
+	}
+	sroce_xmit(to_sdev(qp->ibqp.device), &qp->av, qp->src_port, skb);
+	res->cur_first = false;
+	res->cur_off = off + n;
+	res->cur_psn = sroce_psn_add(psn, 1);
+	if (last)
+		sroce_read_stop(qp);
+	return;
+
+access_err:
+	sroce_read_stop(qp);
+	sroce_send_ack(qp, SROCE_AETH_NAK | SROCE_NAK_REMOTE_ACCESS, psn);
+	sroce_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+}
+
+/* Start the reply to a READ of @res: @len bytes at @off, from @psn on. */
+static void sroce_read_start(struct sroce_qp *qp, struct sroce_res *res,
+			     u32 psn, u32 off, u32 len)
+{
+	res->cur_psn = psn;
+	res->cur_off = off;
+	res->end_off = off + len;
+	res->cur_first = true;
+	qp->resp.read = res;
 }
 
 /* The resource holding @psn, for a duplicate read or atomic. */
@@ -184,6 +204,34 @@ static struct sroce_res *sroce_res_new(struct sroce_qp *qp)
 	return res;
 }
 
+/*
+ * A duplicate READ asks again for all or the tail of a saved one (the
+ * requester lost responses). Its RETH must name the same R_Key and a
+ * range inside the saved one that starts where its PSN says; anything
+ * else is not a retry of ours and is dropped: one 40-byte packet must not
+ * make us send what was never asked for.
+ */
+static void sroce_resp_dup_read(struct sroce_qp *qp, struct sk_buff *skb,
+				struct sroce_res *res)
+{
+	struct sroce_reth *reth = sroce_ext(skb, 0);
+	u64 va = be64_to_cpu(reth->va), off64;
+	u32 len = be32_to_cpu(reth->len), psn = sroce_pkt(skb)->psn;
+	u64 off = (u64)((psn - res->first_psn) & SROCE_PSN_MASK) * qp->mtu;
+
+	if (be32_to_cpu(reth->rkey) != res->rkey || va < res->va)
+		goto drop;
+	off64 = va - res->va;
+	if (off64 != off || off64 > res->length || len > res->length - off64)
+		goto drop;
+	if (!len && off64 != res->length)
+		goto drop;
+	sroce_read_start(qp, res, psn, off64, len);
+	return;
+drop:
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RCVD_DROPPED);
+}
+
 static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
@@ -204,12 +252,20 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
 		if (res->first_psn == pkt->psn)
 			sroce_send_atomic_ack(qp, res);
 	} else if (!res->atomic && (pkt->flags & SROCE_F_READ)) {
-		sroce_send_read_resp(qp, res, pkt->psn);
+		sroce_resp_dup_read(qp, skb, res);
 	}
 }
 
-/* Take the next receive WQE (from the SRQ or the RQ) into our copy. */
-static bool sroce_resp_get_wqe(struct sroce_qp *qp)
+static void sroce_resp_complete(struct sroce_qp *qp, struct sk_buff *skb,
+				enum ib_wc_status status);
+
+/*
+ * Take the next receive WQE (from the SRQ or the RQ) into our copy.
+ * Returns 0, -ENOENT when there is none, or -EINVAL when the owner wrote a
+ * malformed one: that WQE is completed with a local QP operation error
+ * and the QP goes to the error state (the caller NAKs an RC peer).
+ */
+static int sroce_resp_get_wqe(struct sroce_qp *qp)
 {
 	struct sroce_recv_wqe *copy = (struct sroce_recv_wqe *)qp->resp.wqe;
 	struct sroce_queue *q;
@@ -236,7 +292,7 @@ static bool sroce_resp_get_wqe(struct sroce_qp *qp)
 	slot = sroce_queue_head(q);
 	if (!slot) {
 		spin_unlock_irqrestore(lock, flags);
-		return false;
+		return -ENOENT;
 	}
 	memcpy(copy, slot, sizeof(*copy));
 	n = copy->dma.num_sge;
@@ -266,12 +322,14 @@ static bool sroce_resp_get_wqe(struct sroce_qp *qp)
 	if (n == U32_MAX) {
 		copy->dma.num_sge = 0;
 		qp->resp.length = 0;
-		return true;
+		sroce_resp_complete(qp, NULL, IB_WC_LOC_QP_OP_ERR);
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+		return -EINVAL;
 	}
 	for (i = 0; i < n; i++)
 		len += copy->dma.sge[i].length;
 	qp->resp.length = min_t(u64, len, U32_MAX);
-	return true;
+	return 0;
 }
 
 static void sroce_resp_complete(struct sroce_qp *qp, struct sk_buff *skb,
@@ -385,7 +443,7 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 		res->length = len;
 		qp->resp.msn++;
 		qp->resp.psn = sroce_psn_add(pkt->psn, span);
-		sroce_send_read_resp(qp, res, pkt->psn);
+		sroce_read_start(qp, res, pkt->psn, 0, len);
 		return SROCE_RESP_OK;
 	}
 
@@ -427,13 +485,10 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 	}
 
 	/* SEND and WRITE */
-	if (pkt->flags & SROCE_F_RWR) {
-		if (!qp->resp.has_wqe && !sroce_resp_get_wqe(qp))
-			return SROCE_RESP_RNR;
-		if (!((struct sroce_recv_wqe *)qp->resp.wqe)->dma.num_sge &&
-		    qp->resp.length == 0 && (pkt->flags & SROCE_F_SEND) &&
-		    pkt->paylen)
-			return SROCE_RESP_INV_REQ;	/* no room at all */
+	if ((pkt->flags & SROCE_F_RWR) && !qp->resp.has_wqe) {
+		err = sroce_resp_get_wqe(qp);
+		if (err)
+			return err == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_OP_ERR;
 	}
 
 	if (pkt->flags & SROCE_F_WRITE) {
@@ -444,6 +499,8 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 			qp->resp.rkey = be32_to_cpu(reth->rkey);
 			qp->resp.resid = be32_to_cpu(reth->len);
 			qp->resp.write_len = qp->resp.resid;
+			if (qp->resp.resid > SROCE_MAX_MSG_SZ)
+				return SROCE_RESP_INV_REQ;
 			if (qp->resp.resid) {
 				mr = sroce_rkey_get(qp, qp->resp.rkey,
 						    qp->resp.va, qp->resp.resid,
@@ -502,7 +559,8 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 		if (pkt->flags & SROCE_F_COMP)
 			sroce_resp_complete(qp, skb, IB_WC_SUCCESS);
 	}
-	if (pkt->ackreq)
+	/* UC has no acknowledgements, whatever the sender asks for. */
+	if (pkt->ackreq && qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT, pkt->psn);
 	return SROCE_RESP_OK;
 }
@@ -528,10 +586,16 @@ static void sroce_resp_fail(struct sroce_qp *qp, u32 psn,
 				   err == SROCE_RESP_INV_REQ ?
 				   IB_EVENT_QP_REQ_ERR : IB_EVENT_QP_FATAL);
 	} else {
-		/* UC: drop the message, wait for the next one. */
+		/*
+		 * UC: drop the message and wait for the next one, which reuses
+		 * the receive WQE (if it was not completed with an error). Our
+		 * own faults (a bad receive WQE or buffer) end the QP.
+		 */
 		qp->resp.drop_msg = true;
 		qp->resp.prev_flags = 0;
-		qp->resp.has_wqe = false;
+		qp->resp.offset = 0;
+		if (err == SROCE_RESP_OP_ERR)
+			sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 	}
 }
 
@@ -566,7 +630,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
 		return;
 	}
-	if (!qp->resp.has_wqe && !sroce_resp_get_wqe(qp)) {
+	if (!qp->resp.has_wqe && sroce_resp_get_wqe(qp)) {
 		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
 		return;
 	}
@@ -624,11 +688,9 @@ static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 		if (pkt->psn != qp->resp.psn || qp->resp.drop_msg) {
 			if (!(pkt->flags & SROCE_F_FIRST))
 				goto drop_msg;
-			if (qp->resp.prev_flags) {
-				/* The unfinished message is lost. */
-				qp->resp.prev_flags = 0;
-				qp->resp.offset = 0;
-			}
+			/* An unfinished message is lost; its WQE takes this one. */
+			qp->resp.prev_flags = 0;
+			qp->resp.offset = 0;
 			qp->resp.drop_msg = false;
 			qp->resp.psn = pkt->psn;
 		}
@@ -680,14 +742,23 @@ bool sroce_responder(struct sroce_qp *qp, int *budget)
 	bool progress = false;
 	struct sk_buff *skb;
 
+	lockdep_assert_held(&qp->lock);
+
 	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT)
 		return false;
-	while (*budget > 0 && qp->state != IB_QPS_ERR &&
-	       (skb = skb_dequeue(&qp->req_pkts))) {
+	while (*budget > 0 && qp->state != IB_QPS_ERR) {
+		/* A READ's responses go out before the next request is seen. */
+		if (qp->resp.read) {
+			sroce_send_read_pkt(qp);
+		} else {
+			skb = skb_dequeue(&qp->req_pkts);
+			if (!skb)
+				break;
+			sroce_resp_one(qp, skb);
+			kfree_skb(skb);
+		}
 		(*budget)--;
 		progress = true;
-		sroce_resp_one(qp, skb);
-		kfree_skb(skb);
 	}
 	return progress;
 }

@@ -139,6 +139,11 @@ struct sroce_res {
 	u32		rkey;
 	u32		length;
 	u64		orig;		/* atomic: the value returned */
+	/* READ: what is being sent now, a packet per responder step. */
+	u32		cur_psn;
+	u32		cur_off;	/* from va */
+	u32		end_off;
+	bool		cur_first;	/* the next packet opens a reply */
 };
 
 /* Send WQE states, kept in the kernel's copy of the WQE (wqe->state). */
@@ -221,6 +226,7 @@ struct sroce_qp {
 		u32	resid;
 		u32	write_len;
 		struct sroce_res *res;
+		struct sroce_res *read;	/* READ responses still to send */
 		u32	res_next;
 		bool	drop_msg;	/* UC: drop until the next first */
 		bool	comm_est;	/* first packet seen in RTR reported */
