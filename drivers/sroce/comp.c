@@ -217,6 +217,14 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	u8 syn = be32_to_cpu(aeth->smsn) >> 24;
 	struct sroce_send_wqe *wqe;
 
+	/*
+	 * A NAK older than the oldest PSN not yet acknowledged is a
+	 * duplicate or a forgery: ignore it (IBA 9.7.5.1.1, as rxe does).
+	 */
+	if ((syn & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK &&
+	    sroce_psn_cmp(psn, qp->comp.psn) < 0)
+		return;
+
 	switch (syn & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
 		sroce_comp_done(qp, true, psn);
@@ -265,7 +273,10 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		}
 		sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
 		wqe = sroce_comp_head(qp);
-		if (wqe)
+		/* Only the request the NAK names fails. */
+		if (wqe && wqe->state == SROCE_WQE_SENT &&
+		    sroce_psn_cmp(psn, wqe->first_psn) >= 0 &&
+		    sroce_psn_cmp(psn, wqe->last_psn) <= 0)
 			sroce_send_wqe_complete(qp, wqe,
 						sroce_nak_status(syn & 0x1f));
 		return;
@@ -340,11 +351,27 @@ static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
 }
 
+/*
+ * A response whose AETH carries an RNR or NAK syndrome. Read responses and
+ * atomic ACKs carry an AETH too; a NAK there is honoured like in an ACK.
+ */
+static bool sroce_comp_is_nak(struct sroce_pkt *pkt, struct sk_buff *skb)
+{
+	struct sroce_aeth *aeth = sroce_ext(skb, 0);
+
+	if (!(pkt->flags & SROCE_F_AETH))
+		return false;
+	return ((be32_to_cpu(aeth->smsn) >> 24) & SROCE_AETH_TYPE_MASK) !=
+	       SROCE_AETH_ACK;
+}
+
 bool sroce_completer(struct sroce_qp *qp, int *budget)
 {
 	bool progress = false;
 	struct sk_buff *skb;
 	u32 psn;
+
+	lockdep_assert_held(&qp->lock);
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD &&
 	    qp->state != IB_QPS_SQE)
@@ -363,7 +390,9 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 			kfree_skb(skb);
 			continue;
 		}
-		if (pkt->flags & (SROCE_F_READ | SROCE_F_ATOMIC))
+		if (sroce_comp_is_nak(pkt, skb))
+			sroce_comp_aeth(qp, skb, psn);
+		else if (pkt->flags & (SROCE_F_READ | SROCE_F_ATOMIC))
 			sroce_comp_data(qp, skb, psn);
 		else if (pkt->flags & SROCE_F_AETH)
 			sroce_comp_aeth(qp, skb, psn);
