@@ -81,7 +81,11 @@ CMDLINE+=" net.ifnames=0 sroce_harness.mode=$MODE sroce_harness.tests=$TESTS"
 QEMU_CMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$SMP" -m "$MEM"
 	-nodefaults -display none -no-reboot -monitor none
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
-	-serial "file:$CONSOLE" -serial "file:$TAP")
+	-serial "file:$CONSOLE" -serial "file:$TAP"
+	# One virtio-net NIC on a hub with no other port: a real NIC driver
+	# (no rtnl_link_ops, so a dying namespace hands it back to init_net)
+	# whose packets go nowhere.
+	-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0)
 
 echo "vm.sh: $(basename "$KERNEL"), mode=$MODE tests=$TESTS, timeout ${TOTAL}s; logs in $LOGDIR"
 START=$(date +%s)

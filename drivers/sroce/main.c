@@ -47,6 +47,7 @@ struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 	rcu_read_lock();
 	sdev = sroce_table_find(ndev);
 	if (sdev && (!READ_ONCE(sdev->registered) ||
+		     READ_ONCE(sdev->ndev_gone) ||
 		     !ib_device_try_get(&sdev->ibdev)))
 		sdev = NULL;
 	rcu_read_unlock();
@@ -154,11 +155,15 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
+		/*
+		 * Also sent when the netdev merely leaves its namespace (a
+		 * dying namespace hands NICs back to init_net): from now on
+		 * the device neither sends nor takes packets.
+		 */
 		spin_lock(&sroce_table_lock);
+		WRITE_ONCE(sdev->ndev_gone, true);
 		if (sdev->registered)
 			ib_unregister_device_queued(&sdev->ibdev);
-		else
-			sdev->ndev_gone = true;
 		spin_unlock(&sroce_table_lock);
 		break;
 	case NETDEV_UP:
@@ -207,10 +212,11 @@ err_wq:
 }
 
 /*
- * Unregister every sroce device, synchronously. ib_unregister_driver() is not
- * usable: it selects devices by driver id, which would take rdma_rxe's too.
+ * Unregister every sroce device whose sockets are @sn's (every device for
+ * NULL), synchronously. ib_unregister_driver() is not usable: it selects
+ * devices by driver id, which would take rdma_rxe's too.
  */
-static void sroce_unregister_all(void)
+static void sroce_unregister_matching(const struct sroce_net *sn)
 {
 	struct ib_device *ibdev;
 	struct sroce_dev *sdev;
@@ -220,6 +226,8 @@ static void sroce_unregister_all(void)
 		ibdev = NULL;
 		rcu_read_lock();
 		hash_for_each_rcu(sroce_table, bkt, sdev, table_node) {
+			if (sn && READ_ONCE(sdev->sn) != sn)
+				continue;
 			ibdev = &sdev->ibdev;
 			get_device(&ibdev->dev);
 			break;
@@ -236,11 +244,25 @@ static void sroce_unregister_all(void)
 	}
 }
 
+/*
+ * A namespace is going away while devices still use its sockets: their
+ * netdevs were handed back to init_net (NICs, VFs, virtio-net, netdevsim
+ * are moved, not destroyed), so nothing else waits for them. Unregister
+ * them now, before the sockets close. Newlink is held off meanwhile, so
+ * every device found is a registered one.
+ */
+void sroce_unregister_net(const struct sroce_net *sn)
+{
+	mutex_lock(&sroce_link_mutex);
+	sroce_unregister_matching(sn);
+	mutex_unlock(&sroce_link_mutex);
+}
+
 static void __exit sroce_exit(void)
 {
 	/* Waits for newlink calls in flight; no new device after this. */
 	rdma_link_unregister(&sroce_link_ops);
-	sroce_unregister_all();
+	sroce_unregister_matching(NULL);
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	sroce_net_exit();
 	sroce_wq_exit();

@@ -29,6 +29,8 @@ struct sroce_net {
 
 static unsigned int sroce_net_id __read_mostly;
 static DEFINE_MUTEX(sroce_net_mutex);
+/* Woken whenever a device drops its sockets (sroce_net_put). */
+static DECLARE_WAIT_QUEUE_HEAD(sroce_net_wq);
 
 /*
  * ICRC (IBA Annex A17): CRC-32 over 8 bytes of 0xff, the IP and UDP headers
@@ -159,6 +161,12 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 	__le32 icrc;
 	int err;
 
+	if (unlikely(READ_ONCE(sdev->ndev_gone))) {
+		/* The netdev is leaving: its namespace's sockets may go. */
+		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		kfree_skb(skb);
+		return -ENODEV;
+	}
 	skb->dev = ndev;
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
@@ -361,6 +369,7 @@ static struct socket *sroce_sock_open(struct net *net, bool ipv6)
 
 static void sroce_net_close(struct sroce_net *sn)
 {
+	lockdep_assert_held(&sroce_net_mutex);
 	if (sn->sock6)
 		sroce_udp_tunnel_release(sn->sock6);
 	if (sn->sock4)
@@ -372,6 +381,8 @@ static void sroce_net_close(struct sroce_net *sn)
 static int sroce_net_open(struct net *net, struct sroce_net *sn)
 {
 	struct socket *sock;
+
+	lockdep_assert_held(&sroce_net_mutex);
 
 	sock = sroce_sock_open(net, false);
 	if (IS_ERR(sock))
@@ -417,9 +428,10 @@ int sroce_net_get(struct sroce_dev *sdev)
 }
 
 /*
- * Drop the device's reference. The netdev (and so its namespace) is still
- * alive here: the device holds a netdev reference until after this, and a
- * dying namespace waits for netdev references before our pernet exit runs.
+ * Drop the device's reference. The namespace is still alive here: a netdev
+ * destroyed with its namespace is waited for (the device holds a netdev
+ * reference until after this), and our pernet exit unregisters the devices
+ * of netdevs that the namespace hands back to init_net.
  */
 void sroce_net_put(struct sroce_dev *sdev)
 {
@@ -433,12 +445,20 @@ void sroce_net_put(struct sroce_dev *sdev)
 		sroce_net_close(sn);
 	sdev->sn = NULL;
 	mutex_unlock(&sroce_net_mutex);
+	wake_up_all(&sroce_net_wq);
 }
 
 static void __net_exit sroce_net_ns_exit(struct net *net)
 {
 	struct sroce_net *sn = net_generic(net, sroce_net_id);
 
+	/*
+	 * Devices on netdevs that left for init_net still hold @sn. Some may
+	 * be half way through ->dealloc_driver already (out of the device
+	 * table, not yet past sroce_net_put): wait for those too.
+	 */
+	sroce_unregister_net(sn);
+	wait_event(sroce_net_wq, !READ_ONCE(sn->users));
 	/* Normally a no-op: the last device closed the sockets already. */
 	mutex_lock(&sroce_net_mutex);
 	WARN_ON_ONCE(sn->users);

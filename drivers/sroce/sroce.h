@@ -454,6 +454,7 @@ void sroce_mr_put(struct sroce_mr *mr);
 /* main.c: the netdev -> device table */
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 void sroce_table_del(struct sroce_dev *sdev);
+void sroce_unregister_net(const struct sroce_net *sn);
 
 /* net.c */
 int sroce_net_get(struct sroce_dev *sdev);
