@@ -11,6 +11,29 @@
 
 /* Packets queued on one QP before the receive path drops (and counts). */
 #define SROCE_QP_RX_MAX		4096
+/*
+ * Responses our requester asked for may queue up to this many more: one
+ * READ asks for up to a packet per PSN of its span, and a responder sends
+ * them back to back. Without this, a READ larger than SROCE_QP_RX_MAX
+ * packets would overrun its own requester whenever the QP's work falls
+ * behind, and ask again, and overrun again.
+ */
+#define SROCE_QP_RX_MAX_READ	65536
+
+/* May one more response be queued on @qp? */
+static bool sroce_resp_room(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	u32 len = skb_queue_len(&qp->resp_pkts);
+	u32 acked = READ_ONCE(qp->comp.psn), next = READ_ONCE(qp->req.psn);
+	u32 expected = (next - acked) & SROCE_PSN_MASK;
+
+	if (len < SROCE_QP_RX_MAX)
+		return true;
+	/* Beyond the base share, only PSNs still outstanding are taken. */
+	return sroce_psn_cmp(pkt->psn, acked) >= 0 &&
+	       sroce_psn_cmp(pkt->psn, next) < 0 &&
+	       len < SROCE_QP_RX_MAX + min_t(u32, expected, SROCE_QP_RX_MAX_READ);
+}
 
 /* RC and UC packets must come from the QP's peer, to the QP's address. */
 static bool sroce_addr_match(struct sroce_qp *qp, struct sk_buff *skb)
@@ -77,7 +100,8 @@ void sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
 	}
 	if (class != SROCE_OP_UD && !sroce_addr_match(qp, skb))
 		goto drop_put;
-	if (skb_queue_len(q) >= SROCE_QP_RX_MAX)
+	if (q == &qp->req_pkts ? skb_queue_len(q) >= SROCE_QP_RX_MAX :
+				 !sroce_resp_room(qp, pkt))
 		goto drop_put;
 
 	skb_queue_tail(q, skb);
