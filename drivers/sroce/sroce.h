@@ -261,6 +261,7 @@ struct sroce_mr {
 	refcount_t		ref;		/* lookups in flight + 1 */
 	struct completion	released;
 	atomic_t		num_mw;		/* windows bound to it */
+	bool			dead;		/* dereg under way: no binds */
 };
 
 /* A memory window; bound state changes under the mw_xa lock. */

@@ -655,8 +655,28 @@ static int post1(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_cq *cq,
 	return 0;
 }
 
+/* Post BIND_MW of @mw (key @rk, 4 KiB at @addr) on @qp; the status. */
+static enum ibv_wc_status bind_mw_st(struct ibv_qp *qp, struct ibv_mw *mw,
+				     uint32_t rk, uint64_t addr)
+{
+	struct ibv_send_wr wr = { .wr_id = 12, .opcode = IBV_WR_BIND_MW };
+	struct ibv_wc wc;
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rk;
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = B.mr, .addr = addr, .length = 4096,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ };
+	if (post1(qp, &wr, B.cq, &wc))
+		return IBV_WC_GENERAL_ERR;
+	return wc.status;
+}
+
 static void memwin(void)
 {
+	/* B's QPs bind windows: they need the MW_BIND access flag. */
+	struct qp_opts mw_opts = default_opts;
+	enum ibv_wc_status st;
 	struct ibv_qp *qa, *qb;
 	struct ibv_mw *mw2, *mw1;
 	struct ibv_wc wc;
@@ -666,7 +686,8 @@ static void memwin(void)
 	uint64_t win = (uintptr_t)B.buf + 8192;
 	uint32_t rk;
 
-	if (pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+	mw_opts.access |= IBV_ACCESS_MW_BIND;
+	if (pair(&qa, &qb, &default_opts, &mw_opts, 0)) {
 		check(0, "memwin: connect");
 		return;
 	}
@@ -744,7 +765,7 @@ static void memwin(void)
 	destroy_pair(qa, qb);
 
 	/* LOCAL_INV of a bound type 2 window, then access beyond a window. */
-	if (!pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+	if (!pair(&qa, &qb, &default_opts, &mw_opts, 0)) {
 		rk = ibv_inc_rkey(rk);
 		wr = (struct ibv_send_wr){ .wr_id = 8, .opcode = IBV_WR_BIND_MW };
 		wr.bind_mw.mw = mw2;
@@ -763,7 +784,7 @@ static void memwin(void)
 		      ibv_wc_status_str(wc.status));
 		destroy_pair(qa, qb);
 	}
-	if (!pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+	if (!pair(&qa, &qb, &default_opts, &mw_opts, 0)) {
 		wr = (struct ibv_send_wr){ .wr_id = 10, .opcode = IBV_WR_LOCAL_INV,
 					   .invalidate_rkey = rk };
 		check(!post1(qb, &wr, B.cq, &wc) && wc.status == IBV_WC_SUCCESS,
@@ -775,7 +796,35 @@ static void memwin(void)
 		      ibv_wc_status_str(wc.status));
 		destroy_pair(qa, qb);
 	}
-	check(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2), "dealloc the windows");
+		/* A bind must change the key: the old rkey must not reach the new range. */
+	if (!pair(&qa, &qb, &default_opts, &mw_opts, 0)) {
+		st = bind_mw_st(qb, mw1, mw1->rkey, win);
+		check(st == IBV_WC_MW_BIND_ERR,
+		      "BIND_MW with the window's current key: MW_BIND_ERR (%s)",
+		      ibv_wc_status_str(st));
+		destroy_pair(qa, qb);
+	}
+	/* A QP without IBV_ACCESS_MW_BIND cannot bind. */
+	if (!pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+		st = bind_mw_st(qb, mw1, ibv_inc_rkey(mw1->rkey), win);
+		check(st == IBV_WC_MW_BIND_ERR,
+		      "BIND_MW on a QP without MW_BIND access: MW_BIND_ERR (%s)",
+		      ibv_wc_status_str(st));
+		destroy_pair(qa, qb);
+	}
+	/* Both refusals left the window as it was: still readable. */
+	if (!pair(&qa, &qb, &default_opts, &mw_opts, 0)) {
+		struct ibv_send_wr rd = { .wr_id = 13, .opcode = IBV_WR_RDMA_READ,
+					  .sg_list = &sge, .num_sge = 1 };
+
+		rd.wr.rdma.remote_addr = win;
+		rd.wr.rdma.rkey = mw1->rkey;
+		check(!post1(qa, &rd, A.cq, &wc) && wc.status == IBV_WC_SUCCESS,
+		      "READ through the type 1 window after the refused binds (%s)",
+		      ibv_wc_status_str(wc.status));
+		destroy_pair(qa, qb);
+	}
+check(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2), "dealloc the windows");
 }
 
 /* ---- asynchronous events ---- */
