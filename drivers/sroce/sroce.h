@@ -115,6 +115,7 @@ struct sroce_cq {
 	struct ib_cq		ibcq;
 	spinlock_t		lock;		/* producer side of the ring */
 	struct sroce_queue	queue;
+	struct mutex		resize_mutex;	/* one resize at a time */
 	u8			notify;		/* IB_CQ_NEXT_COMP/SOLICITED armed */
 	bool			is_user;
 };
@@ -123,6 +124,7 @@ struct sroce_srq {
 	struct ib_srq		ibsrq;
 	spinlock_t		lock;		/* consumer side of the ring */
 	struct sroce_queue	queue;
+	struct mutex		resize_mutex;	/* one resize at a time */
 	u32			srq_num;
 	u32			max_sge;
 	u32			limit;

@@ -11,9 +11,22 @@
  *		ends with either EBUSY and a bound window or 0 and a failed
  *		bind. A WRITE through a window whose MR is gone fails with
  *		IBV_WC_REM_ACCESS_ERR.
+ *   cq_resize	two threads resize one CQ; one passes a response buffer
+ *		that faults (raw write() on the uverbs fd) and must get
+ *		EFAULT; the other's resizes succeed, or fail with EINVAL
+ *		when the faulting one replaced the new ring before it was
+ *		mapped (its cookie is withdrawn then). Afterwards a resize
+ *		works. A cookie removed twice or leaked shows in the kernel
+ *		log (refcount underflow, or a WARN when the device closes).
+ *   srq_resize	the same with modify_srq(IBV_SRQ_MAX_WR), the new ring's
+ *		mminfo going to an address that faults.
+ *   cq_poll	one thread resizes a CQ while another polls it and RDMA
+ *		WRITEs complete into it: every completion arrives once, in
+ *		order, successful.
  *   all	all of the above, SECONDS each.
  *
- * Prints TAP; exits non-zero if a check failed.
+ * Prints TAP; exits non-zero if a check failed. The kernel log is checked
+ * by the harness (a leaked mmap entry WARNs when the device is closed).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,9 +36,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
+#include "../../uapi/rdma_user_sroce.h"
 #include "common.h"
 
 struct side {
@@ -43,6 +59,7 @@ struct side {
 
 static struct side A, B;
 static double seconds = 10;
+static void *fault_page;	/* PROT_NONE: any copy to it faults */
 
 static int side_init(struct side *s, const char *dev, int gid)
 {
@@ -365,6 +382,222 @@ static void mw_dereg(void)
 	ibv_destroy_cq(b.cq);
 }
 
+/* ------------------------------------------------------ resize races */
+
+struct resizer {
+	struct ibv_cq *cq;
+	struct ibv_srq *srq;
+	double end;
+	volatile int stop;
+	unsigned int ok, fail, n;
+	int last_err;
+};
+
+/* resize_cq through write(), the response (and so the driver's part of
+ * it) in a page that faults. */
+static int raw_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_resize_cq cmd;
+	} c = {};
+
+	c.hdr.command = IB_USER_VERBS_CMD_RESIZE_CQ;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = (sizeof(struct ib_uverbs_resize_cq_resp) +
+			   sizeof(struct sroce_resize_cq_resp)) / 4;
+	c.cmd.response = (uintptr_t)fault_page;
+	c.cmd.cq_handle = cq->handle;
+	c.cmd.cqe = cqe;
+	return write(cq->context->cmd_fd, &c, sizeof(c)) == sizeof(c) ?
+	       0 : errno;
+}
+
+/* modify_srq(MAX_WR) through write(), mmap_info_addr in a page that
+ * faults. */
+static int raw_resize_srq(struct ibv_srq *srq, uint32_t max_wr)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_modify_srq cmd;
+		struct sroce_modify_srq_cmd drv;
+	} c = {};
+
+	c.hdr.command = IB_USER_VERBS_CMD_MODIFY_SRQ;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.cmd.srq_handle = srq->handle;
+	c.cmd.attr_mask = IBV_SRQ_MAX_WR;
+	c.cmd.max_wr = max_wr;
+	c.drv.mmap_info_addr = (uintptr_t)fault_page;
+	return write(srq->context->cmd_fd, &c, sizeof(c)) == sizeof(c) ?
+	       0 : errno;
+}
+
+static void *faulty_main(void *arg)
+{
+	struct resizer *r = arg;
+	int err;
+
+	while (!r->stop && now() < r->end) {
+		r->n++;
+		err = r->cq ? raw_resize_cq(r->cq, r->n & 1 ? 100 : 300) :
+			      raw_resize_srq(r->srq, r->n & 1 ? 100 : 300);
+		if (err == EFAULT) {
+			r->fail++;
+		} else {
+			r->ok++;
+			r->last_err = err;
+		}
+	}
+	return NULL;
+}
+
+static void resize_race(int srq_mode)
+{
+	const char *what = srq_mode ? "srq_resize" : "cq_resize";
+	struct resizer f = {}, g = {};
+	struct ibv_srq_init_attr si = { .attr = { .max_wr = 64, .max_sge = 1 } };
+	struct ibv_srq_attr sa;
+	struct ibv_wc wc;
+	pthread_t t;
+	int err;
+
+	if (srq_mode)
+		f.srq = g.srq = ibv_create_srq(A.pd, &si);
+	else
+		f.cq = g.cq = ibv_create_cq(A.ctx, 64, NULL, NULL, 0);
+	if (!f.cq && !f.srq) {
+		check(0, "%s: create", what);
+		return;
+	}
+	f.end = g.end = now() + seconds;
+	pthread_create(&t, NULL, faulty_main, &f);
+	while (now() < g.end && g.n < 100000) {
+		g.n++;
+		if (srq_mode) {
+			sa = (struct ibv_srq_attr){
+				.max_wr = g.n & 1 ? 200 : 50 };
+			err = ibv_modify_srq(g.srq, &sa, IBV_SRQ_MAX_WR);
+		} else {
+			err = ibv_resize_cq(g.cq, g.n & 1 ? 200 : 50);
+		}
+		if (err == EINVAL) {
+			g.fail++;	/* its new ring was replaced already */
+		} else if (err) {
+			g.ok = 0;
+			g.last_err = err;
+			break;
+		} else {
+			g.ok++;
+		}
+	}
+	f.stop = 1;
+	pthread_join(t, NULL);
+	printf("# %s: %u good resizes (%u lost their ring), %u faulting ones\n",
+	       what, g.ok, g.fail, f.n);
+	check(g.ok > 0 && !g.last_err,
+	      "%s: resizes with a good buffer succeed or lose the race with EINVAL (%s)",
+	      what, g.last_err ? strerror(g.last_err) : "yes");
+	check(f.n > 0 && !f.ok,
+	      "%s: every resize with a faulting buffer gets EFAULT (%u did not, last %s)",
+	      what, f.ok, strerror(f.last_err));
+	if (srq_mode) {
+		sa = (struct ibv_srq_attr){ .max_wr = 100 };
+		err = ibv_modify_srq(g.srq, &sa, IBV_SRQ_MAX_WR);
+		check(!err && !ibv_query_srq(g.srq, &sa) && sa.max_wr >= 100 &&
+		      !ibv_destroy_srq(g.srq),
+		      "%s: then a resize alone works (%s), query, destroy",
+		      what, strerror(err));
+	} else {
+		err = ibv_resize_cq(g.cq, 100);
+		check(!err && g.cq->cqe >= 100 && ibv_poll_cq(g.cq, 1, &wc) == 0 &&
+		      !ibv_destroy_cq(g.cq),
+		      "%s: then a resize alone works (%s), poll, destroy",
+		      what, strerror(err));
+	}
+}
+
+/* ---------------------------------------------------- resize vs poll */
+
+static void *cq_resizer_main(void *arg)
+{
+	struct resizer *r = arg;
+	int err;
+
+	while (!r->stop && now() < r->end) {
+		r->n++;
+		err = ibv_resize_cq(r->cq, r->n & 1 ? 256 : 64);
+		if (err) {
+			r->fail++;
+			r->last_err = err;
+		} else {
+			r->ok++;
+		}
+	}
+	return NULL;
+}
+
+static void cq_poll(void)
+{
+	struct ibv_sge sge = { (uintptr_t)A.buf, 64, A.mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *badwr;
+	uint64_t posted = 0, next = 1, bad = 0;
+	struct resizer r = {};
+	struct ibv_qp *qa, *qb;
+	struct ibv_wc wc[16];
+	pthread_t t;
+	int i, n;
+
+	r.cq = ibv_create_cq(A.ctx, 64, NULL, NULL, 0);
+	qa = r.cq ? make_qp(&A, r.cq) : NULL;
+	qb = make_qp(&B, NULL);
+	if (!qa || !qb || connect_qp(&A, qa, &B, qb->qp_num) ||
+	    connect_qp(&B, qb, &A, qa->qp_num)) {
+		check(0, "cq_poll: set up");
+		return;
+	}
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+	wr.wr.rdma.rkey = B.mr->rkey;
+	r.end = now() + seconds;
+	pthread_create(&t, NULL, cq_resizer_main, &r);
+	/* At most 32 WRITEs in flight: a 64-entry ring always holds them. */
+	while (now() < r.end + 30 && (now() < r.end || next <= posted)) {
+		while (now() < r.end && posted - next + 1 < 32) {
+			wr.wr_id = ++posted;
+			if (ibv_post_send(qa, &wr, &badwr)) {
+				posted--;
+				break;
+			}
+		}
+		n = ibv_poll_cq(r.cq, 16, wc);
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS ||
+			    wc[i].wr_id != next) {
+				if (!bad++)
+					printf("# completion %" PRIu64 ": wr_id %" PRIu64 " %s\n",
+					       next, (uint64_t)wc[i].wr_id,
+					       ibv_wc_status_str(wc[i].status));
+			}
+			next++;
+		}
+		if (n < 0)
+			break;
+	}
+	r.stop = 1;
+	pthread_join(t, NULL);
+	printf("# cq_poll: %" PRIu64 " WRITEs, %u resizes\n", posted, r.ok);
+	check(posted > 0 && next == posted + 1 && !bad,
+	      "cq_poll: %" PRIu64 " completions of %" PRIu64 " arrived once, in order, successful (%" PRIu64 " wrong)",
+	      next - 1, posted, bad);
+	check(r.ok > 0 && !r.fail, "cq_poll: every resize succeeded (%u failed, last %s)",
+	      r.fail, strerror(r.last_err));
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	check(!ibv_destroy_cq(r.cq), "cq_poll: destroy the CQ");
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -372,12 +605,15 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 6) {
-		fprintf(stderr, "usage: races mw_dereg|all DEV_A GID_A DEV_B GID_B [SECONDS]\n");
+		fprintf(stderr, "usage: races mw_dereg|cq_resize|srq_resize|cq_poll|all DEV_A GID_A DEV_B GID_B [SECONDS]\n");
 		return 2;
 	}
 	if (argc > 6)
 		seconds = atof(argv[6]);
-	if (side_init(&A, argv[2], atoi(argv[3])) ||
+	fault_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	if (fault_page == MAP_FAILED ||
+	    side_init(&A, argv[2], atoi(argv[3])) ||
 	    side_init(&B, argv[4], atoi(argv[5]))) {
 		printf("Bail out! cannot set up the devices\n");
 		return 1;
@@ -385,6 +621,12 @@ int main(int argc, char **argv)
 	all = !strcmp(mode, "all");
 	if (all || !strcmp(mode, "mw_dereg"))
 		mw_dereg();
+	if (all || !strcmp(mode, "cq_resize"))
+		resize_race(0);
+	if (all || !strcmp(mode, "srq_resize"))
+		resize_race(1);
+	if (all || !strcmp(mode, "cq_poll"))
+		cq_poll();
 	if (!ntests)
 		return 2;
 	printf("1..%d\n# %d passed, %d failed\n", ntests, ntests - nfail, nfail);

@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Verbs raced from two threads, each race looped for a bounded time:
-# dereg_mr against BIND_MW (never a window on a freed MR).
+# dereg_mr against BIND_MW (never a window on a freed MR); two resizes of
+# one CQ or SRQ with one response buffer faulting (EFAULT for that one, no
+# leaked or doubly removed mmap entry); a CQ resized while it is polled
+# (every completion once, in order).
 . /tests/lib.sh
 
 rdma_pair
