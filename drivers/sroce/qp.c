@@ -215,13 +215,15 @@ static int sroce_qp_alloc_state(struct sroce_qp *qp,
 {
 	size_t rq_slot;
 
+	/* Sized by the process: charged to it, and no splat if too big. */
 	qp->sq_copy = kvzalloc((size_t)(qp->sq.index_mask + 1) <<
-			       qp->sq.log2_elem_size, GFP_KERNEL);
+			       qp->sq.log2_elem_size,
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	rq_slot = sizeof(struct sroce_recv_wqe) + sizeof(struct sroce_sge) *
 		  (init->srq ? to_ssrq(init->srq)->max_sge : qp->rq_max_sge);
-	qp->resp.wqe = kzalloc(rq_slot, GFP_KERNEL);
+	qp->resp.wqe = kzalloc(rq_slot, GFP_KERNEL_ACCOUNT);
 	qp->resp.res = kcalloc(SROCE_MAX_QP_RD_ATOM, sizeof(*qp->resp.res),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	if (!qp->sq_copy || !qp->resp.wqe || !qp->resp.res)
 		return -ENOMEM;
 	return 0;

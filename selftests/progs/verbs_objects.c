@@ -6,7 +6,8 @@
  *
  *   verbs_objects DEVICE
  *   verbs_objects DEVICE limits N [KPD KCQ KQP KMR]
- *	(module loaded with every max_*=N; the kernel holds K* objects)
+ *	(module loaded with every max_*=N; the kernel holds K* objects);
+ *	then queues of the largest advertised sizes
  *
  * Prints TAP; exits non-zero if any check failed.
  */
@@ -921,6 +922,97 @@ static void test_limits(int n)
 	}
 }
 
+/* Created, or refused with ENOMEM (memory is short); nothing else. */
+static void check_made_or_enomem(void *p, const char *what)
+{
+	check(p || errno == ENOMEM, "%s: %s", what,
+	      p ? "created" : strerrorname_np(errno));
+}
+
+/*
+ * The largest queues query_device advertises are created, or refused
+ * cleanly with ENOMEM; one more entry is EINVAL. None of it may splat
+ * (the harness checks the kernel log) or take gigabytes.
+ */
+static void test_sizes(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0), *big;
+	struct ibv_srq_init_attr si = { .attr = {
+		.max_wr = dattr.max_srq_wr, .max_sge = dattr.max_srq_sge } };
+	struct ibv_srq_attr sa = { .max_wr = dattr.max_srq_wr };
+	struct ibv_qp_cap cap;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	int err;
+
+	if (!pd || !cq) {
+		check(0, "sizes: PD and CQ");
+		return;
+	}
+	/* rdma_rxe 6.1's depths; more cost too much kernel memory per queue. */
+	check(dattr.max_qp_wr == 16384 && dattr.max_srq_wr == 16384 &&
+	      dattr.max_cqe == 32767,
+	      "sizes: max_qp_wr %d, max_srq_wr %d, max_cqe %d", dattr.max_qp_wr,
+	      dattr.max_srq_wr, dattr.max_cqe);
+
+	cap = (struct ibv_qp_cap){ .max_send_wr = dattr.max_qp_wr,
+				   .max_recv_wr = dattr.max_qp_wr,
+				   .max_send_sge = 1, .max_recv_sge = 1,
+				   .max_inline_data = 512 };
+	qp = make_qp(pd, cq, IBV_QPT_RC, &cap, NULL);
+	check_made_or_enomem(qp, "sizes: QP of max_qp_wr WRs, 512 B inline");
+	check(!qp || (cap.max_send_wr >= (uint32_t)dattr.max_qp_wr &&
+		      cap.max_inline_data >= 512),
+	      "sizes: it holds what was asked (%u WRs, %u B inline)",
+	      cap.max_send_wr, cap.max_inline_data);
+	if (qp)
+		ibv_destroy_qp(qp);
+	cap = (struct ibv_qp_cap){ .max_send_wr = dattr.max_qp_wr,
+				   .max_recv_wr = dattr.max_qp_wr,
+				   .max_send_sge = dattr.max_sge,
+				   .max_recv_sge = dattr.max_sge };
+	qp = make_qp(pd, cq, IBV_QPT_RC, &cap, NULL);
+	check_made_or_enomem(qp, "sizes: QP of max_qp_wr WRs, max_sge SGEs");
+	if (qp)
+		ibv_destroy_qp(qp);
+	cap = (struct ibv_qp_cap){ .max_send_wr = 1,
+				   .max_recv_wr = dattr.max_qp_wr + 1,
+				   .max_send_sge = 1, .max_recv_sge = 1 };
+	check_null_err(make_qp(pd, cq, IBV_QPT_RC, &cap, NULL), EINVAL,
+		       "sizes: QP of max_qp_wr + 1 receive WRs");
+	cap = (struct ibv_qp_cap){ .max_send_wr = dattr.max_qp_wr + 1,
+				   .max_recv_wr = 1, .max_send_sge = 1,
+				   .max_recv_sge = 1, .max_inline_data = 512 };
+	check_null_err(make_qp(pd, cq, IBV_QPT_RC, &cap, NULL), EINVAL,
+		       "sizes: QP of max_qp_wr + 1 send WRs, 512 B inline");
+
+	srq = ibv_create_srq(pd, &si);
+	check_made_or_enomem(srq, "sizes: SRQ of max_srq_wr WRs, max_srq_sge SGEs");
+	if (srq)
+		ibv_destroy_srq(srq);
+	si.attr.max_wr = dattr.max_srq_wr + 1;
+	check_null_err(ibv_create_srq(pd, &si), EINVAL,
+		       "sizes: SRQ of max_srq_wr + 1 WRs");
+	si.attr = (struct ibv_srq_attr){ .max_wr = 1, .max_sge = 1 };
+	srq = ibv_create_srq(pd, &si);
+	if (srq) {
+		err = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+		check(!err || err == ENOMEM, "sizes: SRQ resized to max_srq_wr: %s",
+		      err ? strerrorname_np(err) : "done");
+		sa.max_wr = dattr.max_srq_wr + 1;
+		check_err(ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR), EINVAL,
+			  "sizes: SRQ resized to max_srq_wr + 1");
+		ibv_destroy_srq(srq);
+	}
+
+	big = ibv_create_cq(ctx, dattr.max_cqe, NULL, NULL, 0);
+	check_made_or_enomem(big, "sizes: CQ of max_cqe entries");
+	if (big)
+		ibv_destroy_cq(big);
+	check(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd), "sizes: clean up");
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : "sroce0";
@@ -948,6 +1040,7 @@ int main(int argc, char **argv)
 			test_limits(n);
 		else
 			check(0, "limits test needs 2..64 and an IPv4 GID");
+		test_sizes();
 		goto out;
 	}
 	test_pd();

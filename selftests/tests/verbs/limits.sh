@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # With the max_* module parameters at 4, query_device reports 4 and the
-# fifth object of each kind fails with ENOMEM.
+# fifth object of each kind fails with ENOMEM. Queues of the largest
+# advertised sizes are made (or refused with ENOMEM), one entry more is
+# EINVAL, and nothing splats.
 . /tests/lib.sh
 
 veth_pair v0 v1
@@ -20,4 +22,5 @@ rc=0
 verbs_objects sroce0 limits 4 $k > limits.log 2>&1 || rc=$?
 grep -v "^ok " limits.log || true
 [ $rc = 0 ] || fail "limits: $(grep -c '^not ok' limits.log) checks failed"
+
 pass
