@@ -273,8 +273,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_queues;
 
-	/* The receive path looks QPs up in softirq: BH-safe lock. */
-	err = xa_alloc_cyclic_bh(&sdev->qp_xa, &qpn, qp,
+	/*
+	 * The receive path looks QPs up in softirq: BH-safe lock. Reserve
+	 * the QPN only (a NULL entry, which lookups do not see); the QP
+	 * becomes visible once nothing can fail, so an error path never
+	 * frees a QP a lookup may hold.
+	 */
+	err = xa_alloc_cyclic_bh(&sdev->qp_xa, &qpn, NULL,
 				 XA_LIMIT(SROCE_QPN_MIN,
 					  SROCE_QPN_MIN + sdev->attr.max_qp - 1),
 				 &sdev->qp_next, GFP_KERNEL);
@@ -314,6 +319,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->mtu = 1024;
 	qp->attr.port_num = SROCE_PORT;
 	qp->attr.cap = init->cap;
+	/* The slot is reserved: this needs no memory and cannot fail. */
+	xa_store_bh(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
 	return 0;
 
 err_xa:

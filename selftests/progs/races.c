@@ -23,6 +23,10 @@
  *   cq_poll	one thread resizes a CQ while another polls it and RDMA
  *		WRITEs complete into it: every completion arrives once, in
  *		order, successful.
+ *   qp_fault	create_qp with a response buffer that faults fails with
+ *		EFAULT, again and again, while a UD QP sprays packets at the
+ *		QPNs those attempts take (the receive path must never hold
+ *		a QP that the failed create frees).
  *   all	all of the above, SECONDS each.
  *
  * Prints TAP; exits non-zero if a check failed. The kernel log is checked
@@ -598,6 +602,125 @@ static void cq_poll(void)
 	check(!ibv_destroy_cq(r.cq), "cq_poll: destroy the CQ");
 }
 
+/* ----------------------------------------------------- create_qp fault */
+
+struct sprayer {
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	struct ibv_cq *cq;
+	volatile uint32_t qpn;	/* the QPN the next create will take */
+	volatile int stop;
+	unsigned int sent;
+};
+
+static void *spray_main(void *arg)
+{
+	struct sprayer *s = arg;
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
+	struct ibv_wc wc[32];
+	unsigned int i = 0;
+
+	wr.wr.ud.ah = s->ah;
+	wr.wr.ud.remote_qkey = 0x1234;
+	while (!s->stop) {
+		wr.wr.ud.remote_qpn = s->qpn + (i & 1);
+		wr.send_flags = (++i & 15) ? 0 : IBV_SEND_SIGNALED;
+		if (ibv_post_send(s->qp, &wr, &bad) == 0)
+			s->sent++;
+		if (!(i & 15))
+			poll_n(s->cq, wc, 1, 5);
+	}
+	return NULL;
+}
+
+static int raw_create_qp(struct ibv_qp *like)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_create_qp cmd;
+	} c = {};
+
+	c.hdr.command = IB_USER_VERBS_CMD_CREATE_QP;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = (sizeof(struct ib_uverbs_create_qp_resp) +
+			   sizeof(struct sroce_create_qp_resp)) / 4;
+	c.cmd.response = (uintptr_t)fault_page;
+	c.cmd.pd_handle = like->pd->handle;
+	c.cmd.send_cq_handle = like->send_cq->handle;
+	c.cmd.recv_cq_handle = like->recv_cq->handle;
+	c.cmd.max_send_wr = 4;
+	c.cmd.max_recv_wr = 4;
+	c.cmd.max_send_sge = 1;
+	c.cmd.max_recv_sge = 1;
+	c.cmd.qp_type = IBV_QPT_RC;
+	return write(like->context->cmd_fd, &c, sizeof(c)) == sizeof(c) ?
+	       0 : errno;
+}
+
+static void qp_fault(void)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
+				  .grh = { .dgid = A.gidv, .sgid_index = B.gid,
+					   .hop_limit = 64 } };
+	struct ibv_qp_init_attr ua = { .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x1234 };
+	unsigned int tries = 0, efault = 0, other = 0;
+	double end = now() + seconds;
+	struct sprayer s = {};
+	struct ibv_qp *q;
+	pthread_t t;
+	int err;
+
+	s.cq = ibv_create_cq(B.ctx, 64, NULL, NULL, 0);
+	ua.send_cq = ua.recv_cq = s.cq;
+	s.qp = s.cq ? ibv_create_qp(B.pd, &ua) : NULL;
+	s.ah = ibv_create_ah(B.pd, &aa);
+	q = make_qp(&A, NULL);
+	if (!s.qp || !s.ah || !q ||
+	    ibv_modify_qp(s.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY)) {
+		check(0, "qp_fault: set up");
+		return;
+	}
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR };
+	if (ibv_modify_qp(s.qp, &a, IBV_QP_STATE)) {
+		check(0, "qp_fault: UD QP to RTR");
+		return;
+	}
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .sq_psn = 1 };
+	if (ibv_modify_qp(s.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN)) {
+		check(0, "qp_fault: UD QP to RTS");
+		return;
+	}
+	/* QPNs are handed out in turn: the next attempt takes q's + 1. */
+	s.qpn = q->qp_num + 1;
+	pthread_create(&t, NULL, spray_main, &s);
+	while (now() < end && tries < 5000) {
+		tries++;
+		err = raw_create_qp(q);
+		if (err == EFAULT)
+			efault++;
+		else if (!other++)
+			printf("# attempt %u: %s\n", tries, strerror(err));
+		s.qpn++;
+	}
+	s.stop = 1;
+	pthread_join(t, NULL);
+	printf("# qp_fault: %u attempts, %u packets sprayed\n", tries, s.sent);
+	check(tries > 0 && efault == tries,
+	      "qp_fault: every create_qp with a faulting response: EFAULT (%u of %u)",
+	      efault, tries);
+	ibv_destroy_qp(q);
+	q = make_qp(&A, NULL);
+	check(q && !ibv_destroy_qp(q), "qp_fault: then a QP is created normally");
+	ibv_destroy_qp(s.qp);
+	ibv_destroy_ah(s.ah);
+	ibv_destroy_cq(s.cq);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -605,7 +728,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 6) {
-		fprintf(stderr, "usage: races mw_dereg|cq_resize|srq_resize|cq_poll|all DEV_A GID_A DEV_B GID_B [SECONDS]\n");
+		fprintf(stderr, "usage: races mw_dereg|cq_resize|srq_resize|cq_poll|qp_fault|all DEV_A GID_A DEV_B GID_B [SECONDS]\n");
 		return 2;
 	}
 	if (argc > 6)
@@ -627,6 +750,8 @@ int main(int argc, char **argv)
 		resize_race(1);
 	if (all || !strcmp(mode, "cq_poll"))
 		cq_poll();
+	if (all || !strcmp(mode, "qp_fault"))
+		qp_fault();
 	if (!ntests)
 		return 2;
 	printf("1..%d\n# %d passed, %d failed\n", ntests, ntests - nfail, nfail);

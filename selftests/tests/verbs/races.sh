@@ -4,7 +4,8 @@
 # dereg_mr against BIND_MW (never a window on a freed MR); two resizes of
 # one CQ or SRQ with one response buffer faulting (EFAULT for that one, no
 # leaked or doubly removed mmap entry); a CQ resized while it is polled
-# (every completion once, in order).
+# (every completion once, in order); create_qp failing late (EFAULT) while
+# packets hit the QPNs it takes.
 . /tests/lib.sh
 
 rdma_pair
