@@ -11,6 +11,7 @@
 
 #include <linux/netdevice.h>
 #include <linux/atomic.h>
+#include <linux/hashtable.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -66,9 +67,11 @@ struct sroce_dev {
 	struct xarray		mr_xa;		/* MR key index: 1..max_mr */
 	u32			mr_next;
 	u32			gsi_index;	/* xarray index of QP1, or 0 */
-	struct list_head	mcast_list;	/* mcast.c */
+	struct list_head	mcast_list;	/* mcast.c: the groups */
+	DECLARE_HASHTABLE(mcast_hash, 8);	/* the same, by MGID */
 	struct mutex		mcast_mutex;
 	u32			mcast_attached;
+	u32			mcast_groups;
 	struct xarray		mw_xa;		/* MW key index: above MRs' */
 	u32			mw_next;
 	atomic_t		num_pd;

@@ -8,6 +8,8 @@
  *   verbs_objects DEVICE limits N [KPD KCQ KQP KMR]
  *	(module loaded with every max_*=N; the kernel holds K* objects);
  *	then queues of the largest advertised sizes
+ *   verbs_objects DEVICE mcast
+ *	max_mcast_grp groups, one more fails with ENOMEM, detach them all
  *
  * Prints TAP; exits non-zero if any check failed.
  */
@@ -1013,6 +1015,69 @@ static void test_sizes(void)
 	check(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd), "sizes: clean up");
 }
 
+/*
+ * Multicast: one UD QP attaches to max_mcast_grp groups; one group more is
+ * refused with ENOMEM, a second QP joining an existing group is not a new
+ * group; after detaching everything a new group can be attached again.
+ */
+static void test_mcast(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_cap cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	struct ibv_qp *q1 = NULL, *q2 = NULL;
+	union ibv_gid g = { .raw = { 0xff, 0x12 } };
+	int i, n = dattr.max_mcast_grp, bad = 0, err;
+
+	if (pd && cq) {
+		q1 = make_qp(pd, cq, IBV_QPT_UD, &cap, NULL);
+		q2 = make_qp(pd, cq, IBV_QPT_UD, &cap, NULL);
+	}
+	if (!q1 || !q2 || n < 2 || n > (1 << 20)) {
+		check(0, "mcast: set up (max_mcast_grp %d)", n);
+		return;
+	}
+	/* ff12::1:N, N = 0..n-1: n groups, n distinct Ethernet addresses. */
+	for (i = 0; i < n; i++) {
+		g.raw[13] = 1;
+		g.raw[14] = i >> 8;
+		g.raw[15] = i;
+		g.raw[12] = i >> 16;
+		err = ibv_attach_mcast(q1, &g, 0);
+		if (err && !bad++)
+			printf("# attach %d: %s\n", i, strerror(err));
+	}
+	check(!bad, "mcast: %d groups attached (%d failed)", n, bad);
+	g.raw[11] = 1;	/* a group not yet known */
+	check_err(ibv_attach_mcast(q1, &g, 0), ENOMEM,
+		  "mcast: group max_mcast_grp + 1");
+	check_err(ibv_attach_mcast(q2, &g, 0), ENOMEM,
+		  "mcast: that group from another QP");
+	g.raw[11] = 0;
+	check(!ibv_attach_mcast(q2, &g, 0),
+	      "mcast: a second QP joins an existing group");
+	check(!ibv_attach_mcast(q1, &g, 0), "mcast: attaching twice is no error");
+	for (i = 0, bad = 0; i < n; i++) {
+		g.raw[14] = i >> 8;
+		g.raw[15] = i;
+		g.raw[12] = i >> 16;
+		bad += !!ibv_detach_mcast(q1, &g, 0);
+	}
+	check(!bad, "mcast: all %d detached (%d failed)", n, bad);
+	check_err(ibv_detach_mcast(q1, &g, 0), EINVAL,
+		  "mcast: detach of a group the QP left");
+	g.raw[11] = 1;
+	check(!ibv_attach_mcast(q1, &g, 0) && !ibv_detach_mcast(q1, &g, 0),
+	      "mcast: room for a new group again");
+	/* uverbs refuses to destroy a QP still attached to a group. */
+	check_err(ibv_destroy_qp(q2), EBUSY, "mcast: destroy of an attached QP");
+	g.raw[11] = 0;
+	check(!ibv_detach_mcast(q2, &g, 0) && !ibv_destroy_qp(q2) &&
+	      !ibv_destroy_qp(q1) && !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd),
+	      "mcast: detach the last group, destroy");
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : "sroce0";
@@ -1041,6 +1106,10 @@ int main(int argc, char **argv)
 		else
 			check(0, "limits test needs 2..64 and an IPv4 GID");
 		test_sizes();
+		goto out;
+	}
+	if (argc > 2 && !strcmp(argv[2], "mcast")) {
+		test_mcast();
 		goto out;
 	}
 	test_pd();

@@ -3,7 +3,9 @@
 # With the max_* module parameters at 4, query_device reports 4 and the
 # fifth object of each kind fails with ENOMEM. Queues of the largest
 # advertised sizes are made (or refused with ENOMEM), one entry more is
-# EINVAL, and nothing splats.
+# EINVAL, and nothing splats. max_mcast_grp groups can be attached, one more
+# fails with ENOMEM, and detaching them leaves the netdev's multicast
+# filter as it was.
 . /tests/lib.sh
 
 veth_pair v0 v1
@@ -23,4 +25,11 @@ verbs_objects sroce0 limits 4 $k > limits.log 2>&1 || rc=$?
 grep -v "^ok " limits.log || true
 [ $rc = 0 ] || fail "limits: $(grep -c '^not ok' limits.log) checks failed"
 
+maddrs() { ip maddr show dev v0 | grep -c link || true; }
+before=$(maddrs)
+rc=0
+timeout 300 verbs_objects sroce0 mcast > mcast.log 2>&1 || rc=$?
+grep -v "^ok " mcast.log || true
+[ $rc = 0 ] || fail "mcast: $(grep -c '^not ok' mcast.log) checks failed"
+assert_eq "$(maddrs)" "$before" "multicast addresses on v0 after detaching"
 pass
