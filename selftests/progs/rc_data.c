@@ -1120,6 +1120,58 @@ static void hostile_case(const char *what, int mode)
 	destroy_pair(qa, qb);
 }
 
+/*
+ * A producer index moved backwards, then forwards again, while a WQE is
+ * in flight (its peer QPN does not exist: it waits for an ACK). The
+ * requester must not fetch over the kernel's copy of that WQE: flushed, it
+ * still carries its own wr_id, not that of what the ring holds now.
+ */
+static void hostile_prod_back(void)
+{
+	const char *what = "producer index moved backwards";
+	struct qp_opts slow = default_opts;
+	char *before = strdup(uverbs_maps());
+	struct sroce_queue_buf *sq;
+	struct sroce_send_wqe *w;
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc[600];
+	struct ibv_qp *qa;
+	int n;
+
+	slow.timeout = 20;	/* 4 s: no retry during the test */
+	qa = make_qp(&A, 0);
+	sq = new_sq_ring(before);
+	free(before);
+	if (!qa || !sq || connect_qp(&A, qa, &B, 0xfff0f0, &slow)) {
+		check(0, "%s: connect", what);
+		return;
+	}
+	w = (struct sroce_send_wqe *)sq->data;
+	memset(w, 0, sizeof(*w));
+	w->wr.wr_id = 0x600d;
+	w->wr.opcode = IBV_WR_SEND;
+	w->wr.send_flags = IBV_SEND_SIGNALED;
+	__atomic_store_n(&sq->producer_index, 1, __ATOMIC_RELEASE);
+	check(!doorbell(qa), "%s: doorbell", what);
+	usleep(300000);
+	/* Slot 0 now says something else; the index goes round. */
+	w->wr.wr_id = 0xbad;
+	__atomic_store_n(&sq->producer_index, 0, __ATOMIC_RELEASE);
+	doorbell(qa);
+	usleep(500000);
+	__atomic_store_n(&sq->producer_index, 1, __ATOMIC_RELEASE);
+	doorbell(qa);
+	usleep(500000);
+	check(!ibv_modify_qp(qa, &attr, IBV_QP_STATE), "%s: to ERROR", what);
+	n = poll_n(A.cq, wc, 600, 3);
+	check(n >= 1 && wc[0].wr_id == 0x600d &&
+	      wc[0].status == IBV_WC_WR_FLUSH_ERR && n <= (int)sq->index_mask,
+	      "%s: the WQE in flight flushed as itself (%d completions, first wr_id %#llx %s)",
+	      what, n, n ? (unsigned long long)wc[0].wr_id : 0ULL,
+	      n ? ibv_wc_status_str(wc[0].status) : "-");
+	check(!ibv_destroy_qp(qa), "%s: destroy", what);
+}
+
 static void hostile(void)
 {
 	hostile_case("bad opcode", 0);
@@ -1127,6 +1179,7 @@ static void hostile(void)
 	hostile_case("producer index past the mask", 2);
 	hostile_case("bad lkey, oversized inline", 3);
 	hostile_case("scribbled ring header", 4);
+	hostile_prod_back();
 }
 
 /* ------------------------------------------------------------------ UD */
