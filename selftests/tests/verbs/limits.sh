@@ -20,10 +20,15 @@ kern() { rdma resource show "$@" 2>/dev/null | grep -c 'comm \[' || true; }
 k="$(kern pd dev sroce0) $(kern cq dev sroce0) $(kern qp link sroce0/1) $(kern pd dev sroce0)"
 log "kernel objects (pd cq qp mr): $k"
 rc=0
+klog_lines=$(dmesg | wc -l)
 # shellcheck disable=SC2086
 verbs_objects sroce0 limits 4 $k > limits.log 2>&1 || rc=$?
 grep -v "^ok " limits.log || true
 [ $rc = 0 ] || fail "limits: $(grep -c '^not ok' limits.log) checks failed"
+# An allocation failure report (warn_alloc) is a splat too: none for any size.
+if dmesg | tail -n +"$((klog_lines + 1))" | grep -E "allocation failure|vmalloc error"; then
+	fail "an allocation failed loudly"
+fi
 
 maddrs() { ip maddr show dev v0 | grep -c link || true; }
 before=$(maddrs)
