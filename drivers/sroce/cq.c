@@ -36,6 +36,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 	cq->is_user = !!udata;
 	err = sroce_queue_init(&cq->queue, SROCE_Q_TO_USER, attr->cqe,
 			       SROCE_CQE_SIZE);
@@ -57,6 +58,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 err_queue:
 	sroce_queue_cleanup(&cq->queue);
 err_count:
+	mutex_destroy(&cq->resize_mutex);
 	atomic_dec(&sdev->num_cq);
 	return err;
 }
@@ -64,8 +66,12 @@ err_count:
 /*
  * Replace the ring by one of the new size, keeping the entries not yet
  * polled. The old ring stays mapped until user space unmaps it.
+ *
+ * uverbs lets two threads resize one CQ at once (it only read-locks the
+ * object): the mutex makes each resize see and clean up only its own rings.
  */
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+static int sroce_cq_resize(struct ib_cq *ibcq, int cqe,
+			   struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibcq->device);
 	struct sroce_cq *cq = to_scq(ibcq);
@@ -112,7 +118,8 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		/*
 		 * Too late to go back: the entries moved. The process lost
-		 * its CQ, as if it had unmapped it; nothing leaks.
+		 * its CQ, as if it had unmapped it; nothing leaks. Under the
+		 * mutex cq->queue is still nq: withdraw exactly its cookie.
 		 */
 		if (err)
 			sroce_queue_unexport(&cq->queue);
@@ -125,11 +132,23 @@ err:
 	return err;
 }
 
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	int err;
+
+	mutex_lock(&cq->resize_mutex);
+	err = sroce_cq_resize(ibcq, cqe, udata);
+	mutex_unlock(&cq->resize_mutex);
+	return err;
+}
+
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 
 	sroce_queue_cleanup(&cq->queue);
+	mutex_destroy(&cq->resize_mutex);
 	atomic_dec(&to_sdev(ibcq->device)->num_cq);
 	return 0;
 }

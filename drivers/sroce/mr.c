@@ -245,13 +245,24 @@ int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
 	struct sroce_mr *mr = to_smr(ibmr);
+	bool busy;
 
-	/* Windows bound to it must go first (IBA 10.6.7.2.6). */
-	if (atomic_read(&mr->num_mw))
+	/*
+	 * Windows bound to it must go first (IBA 10.6.7.2.6). Binds count
+	 * themselves under the mw_xa lock and refuse a dead MR, so once it
+	 * is marked dead here no window can attach to it any more.
+	 */
+	xa_lock(&sdev->mw_xa);
+	busy = atomic_read(&mr->num_mw);
+	if (!busy)
+		mr->dead = true;
+	xa_unlock(&sdev->mw_xa);
+	if (busy)
 		return -EBUSY;
 
-	sroce_mr_remove(to_sdev(ibmr->device), mr);
+	sroce_mr_remove(sdev, mr);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
@@ -283,11 +294,13 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	return 0;
 }
 
-/* Unbind a window; mw_xa lock held. */
+/* Unbind a window and drop its reference on its MR; mw_xa lock held. */
 static void sroce_mw_unbind(struct sroce_mw *mw)
 {
-	if (mw->mr)
+	if (mw->mr) {
 		atomic_dec(&mw->mr->num_mw);
+		sroce_mr_put(mw->mr);
+	}
 	mw->mr = NULL;
 	mw->state = SROCE_MR_INVALID;
 }
@@ -308,7 +321,10 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 /*
  * BIND_MW (IBA 10.6.7.2): attach a window to [addr, addr + length) of an
  * MR of the QP's PD that allows binding, with the new rkey the consumer
- * chose (same index, new key byte). Runs in the QP's work.
+ * chose (same index, new key byte: an unchanged key would leave rkeys a
+ * peer already holds valid for the new range). The QP must allow binds.
+ * A bound window keeps the reference its lookup of the MR took, so the MR
+ * outlives it. Runs in the QP's work.
  */
 enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 				const struct sroce_send_wqe *wqe)
@@ -321,7 +337,8 @@ enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 	struct sroce_mr *mr = NULL;
 	struct sroce_mw *mw;
 
-	if ((rkey >> 8) != (mw_rkey >> 8) ||
+	if ((rkey >> 8) != (mw_rkey >> 8) || rkey == mw_rkey ||
+	    !(qp->attr.qp_access_flags & IB_ACCESS_MW_BIND) ||
 	    (access & ~(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
 			IB_ACCESS_REMOTE_ATOMIC)))
 		return IB_WC_MW_BIND_ERR;
@@ -342,14 +359,16 @@ enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 	mw = xa_load(&sdev->mw_xa, mw_rkey >> 8);
 	if (!mw || mw->ibmw.rkey != mw_rkey || mw->ibmw.pd != qp->ibqp.pd ||
 	    (mw->ibmw.type == IB_MW_TYPE_2 &&
-	     (mw->state == SROCE_MR_VALID || !length))) {
+	     (mw->state == SROCE_MR_VALID || !length)) ||
+	    (mr && mr->dead)) {
 		xa_unlock(&sdev->mw_xa);
 		goto out;
 	}
 	sroce_mw_unbind(mw);
 	if (length) {
 		atomic_inc(&mr->num_mw);
-		mw->mr = mr;
+		mw->mr = mr;	/* takes over the lookup's reference */
+		mr = NULL;
 		mw->addr = addr;
 		mw->length = length;
 		mw->access = access;
@@ -522,6 +541,13 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 	return len ? -EFAULT : 0;
 }
 
+/* Whether @qp may reach memory through @mr at all (rights aside). */
+static bool sroce_mr_usable(struct sroce_qp *qp, struct sroce_mr *mr)
+{
+	return mr->state == SROCE_MR_VALID && mr->ibmr.pd == qp->ibqp.pd &&
+	       !(mr->type == SROCE_MR_DMA && qp->is_user);
+}
+
 /*
  * The MR a remote access with @rkey may use for [va, va + len): same PD as
  * the QP, the access allowed, the range inside the MR. With a reference.
@@ -545,6 +571,7 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 		     mw->qpn == qp->ibqp.qp_num) &&
 		    va >= mw->addr && len <= mw->length &&
 		    va - mw->addr <= mw->length - len &&
+		    mw->mr && sroce_mr_usable(qp, mw->mr) &&
 		    refcount_inc_not_zero(&mw->mr->ref))
 			mr = mw->mr;
 		xa_unlock(&sdev->mw_xa);
@@ -554,8 +581,7 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 	mr = sroce_mr_get(sdev, rkey, qp->ibqp.pd, access);
 	if (!mr)
 		return NULL;
-	if (!sroce_mr_covers(mr, va, len) ||
-	    (mr->type == SROCE_MR_DMA && qp->is_user)) {
+	if (!sroce_mr_covers(mr, va, len) || !sroce_mr_usable(qp, mr)) {
 		sroce_mr_put(mr);
 		return NULL;
 	}

@@ -3,8 +3,11 @@
 #define SROCE_PARAMS_H
 
 /*
- * Limits advertised by query_device/query_port. They are at least rdma_rxe's,
- * so anything written for rxe fits, and every create verb enforces them.
+ * Limits advertised by query_device/query_port. They are at least rdma_rxe's
+ * (6.1), so anything written for rxe fits, and every create verb enforces
+ * them. Work queue depths are those of rxe 6.1: a send queue is a ring plus
+ * the kernel's copy of it, up to 1 KiB a slot, so 2^14 WRs already cost
+ * 2 x 32 MiB of kernel memory per QP.
  */
 #define SROCE_VENDOR_ID			0xFFFFFF	/* same as rxe: no OUI */
 #define SROCE_FW_VER			((u64)1 << 32)	/* 1.0.0 */
@@ -12,7 +15,7 @@
 #define SROCE_MAX_MR_SIZE		(~0ULL)
 
 #define SROCE_MAX_QP			0xfffef
-#define SROCE_MAX_QP_WR			0x100000
+#define SROCE_MAX_QP_WR			0x4000
 #define SROCE_MAX_SGE			32
 #define SROCE_MAX_SGE_RD		32
 #define SROCE_MAX_INLINE		512
@@ -25,7 +28,7 @@
 #define SROCE_MAX_RES_RD_ATOM		0x3f000
 #define SROCE_MAX_AH			0x7fff
 #define SROCE_MAX_SRQ			0xfffff
-#define SROCE_MAX_SRQ_WR		0x100000
+#define SROCE_MAX_SRQ_WR		0x4000
 #define SROCE_MAX_SRQ_SGE		27
 #define SROCE_MAX_FMR_PAGE_LIST_LEN	512
 #define SROCE_MAX_MCAST_GRP		8192

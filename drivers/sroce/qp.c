@@ -215,13 +215,15 @@ static int sroce_qp_alloc_state(struct sroce_qp *qp,
 {
 	size_t rq_slot;
 
+	/* Sized by the process: charged to it, and no splat if too big. */
 	qp->sq_copy = kvzalloc((size_t)(qp->sq.index_mask + 1) <<
-			       qp->sq.log2_elem_size, GFP_KERNEL);
+			       qp->sq.log2_elem_size,
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	rq_slot = sizeof(struct sroce_recv_wqe) + sizeof(struct sroce_sge) *
 		  (init->srq ? to_ssrq(init->srq)->max_sge : qp->rq_max_sge);
-	qp->resp.wqe = kzalloc(rq_slot, GFP_KERNEL);
+	qp->resp.wqe = kzalloc(rq_slot, GFP_KERNEL_ACCOUNT);
 	qp->resp.res = kcalloc(SROCE_MAX_QP_RD_ATOM, sizeof(*qp->resp.res),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	if (!qp->sq_copy || !qp->resp.wqe || !qp->resp.res)
 		return -ENOMEM;
 	return 0;
@@ -271,8 +273,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_queues;
 
-	/* The receive path looks QPs up in softirq: BH-safe lock. */
-	err = xa_alloc_cyclic_bh(&sdev->qp_xa, &qpn, qp,
+	/*
+	 * The receive path looks QPs up in softirq: BH-safe lock. Reserve
+	 * the QPN only (a NULL entry, which lookups do not see); the QP
+	 * becomes visible once nothing can fail, so an error path never
+	 * frees a QP a lookup may hold.
+	 */
+	err = xa_alloc_cyclic_bh(&sdev->qp_xa, &qpn, NULL,
 				 XA_LIMIT(SROCE_QPN_MIN,
 					  SROCE_QPN_MIN + sdev->attr.max_qp - 1),
 				 &sdev->qp_next, GFP_KERNEL);
@@ -312,6 +319,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->mtu = 1024;
 	qp->attr.port_num = SROCE_PORT;
 	qp->attr.cap = init->cap;
+	/* The slot is reserved: this needs no memory and cannot fail. */
+	xa_store_bh(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
 	return 0;
 
 err_xa:

@@ -37,17 +37,22 @@ int sroce_queue_init(struct sroce_queue *q, enum sroce_queue_dir dir,
 	struct sroce_ring *ring;
 	size_t size;
 
-	/* Callers bound num_elem by the device limits (at most 2^20). */
-	if (num_elem > (1U << 24))
+	/* Callers bound num_elem by the device limits (at most 2^15). */
+	if (num_elem > (1U << 16))
 		return -EINVAL;
 	slots = roundup_pow_of_two(num_elem + 1);
 	elem_size = roundup_pow_of_two(max_t(size_t, elem_size,
 					     SROCE_MIN_ELEM_SIZE));
 	size = PAGE_ALIGN(sizeof(struct sroce_queue_buf) + slots * elem_size);
 
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return -ENOMEM;
+	/*
+	 * Mappable vmalloc memory: vmalloc_user() is the only exported way
+	 * to get it on every kernel we build for, so the ring itself is not
+	 * charged to the process; the device limits keep it below 64 MiB.
+	 */
 	ring->buf = vmalloc_user(size);
 	if (!ring->buf) {
 		kfree(ring);

@@ -399,6 +399,13 @@ static bool sroce_req_step(struct sroce_qp *qp)
 			return false;	/* SQD: no new WQE */
 		if (sroce_queue_peer_index(&qp->sq) == qp->req.fetched)
 			return false;
+		/*
+		 * The copy ring is full: every slot holds a WQE not yet
+		 * completed. Only a producer index moved backwards gets
+		 * here; fetching would overwrite WQEs still under way.
+		 */
+		if (((qp->req.fetched + 1) & qp->sq.index_mask) == qp->sq.index)
+			return false;
 		sroce_req_fetch(qp);
 	}
 	wqe = sroce_sq_copy(qp, qp->req.wqe_index);

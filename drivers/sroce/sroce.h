@@ -11,6 +11,7 @@
 
 #include <linux/netdevice.h>
 #include <linux/atomic.h>
+#include <linux/hashtable.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -66,9 +67,11 @@ struct sroce_dev {
 	struct xarray		mr_xa;		/* MR key index: 1..max_mr */
 	u32			mr_next;
 	u32			gsi_index;	/* xarray index of QP1, or 0 */
-	struct list_head	mcast_list;	/* mcast.c */
+	struct list_head	mcast_list;	/* mcast.c: the groups */
+	DECLARE_HASHTABLE(mcast_hash, 8);	/* the same, by MGID */
 	struct mutex		mcast_mutex;
 	u32			mcast_attached;
+	u32			mcast_groups;
 	struct xarray		mw_xa;		/* MW key index: above MRs' */
 	u32			mw_next;
 	atomic_t		num_pd;
@@ -115,6 +118,7 @@ struct sroce_cq {
 	struct ib_cq		ibcq;
 	spinlock_t		lock;		/* producer side of the ring */
 	struct sroce_queue	queue;
+	struct mutex		resize_mutex;	/* one resize at a time */
 	u8			notify;		/* IB_CQ_NEXT_COMP/SOLICITED armed */
 	bool			is_user;
 };
@@ -123,6 +127,7 @@ struct sroce_srq {
 	struct ib_srq		ibsrq;
 	spinlock_t		lock;		/* consumer side of the ring */
 	struct sroce_queue	queue;
+	struct mutex		resize_mutex;	/* one resize at a time */
 	u32			srq_num;
 	u32			max_sge;
 	u32			limit;
@@ -267,6 +272,7 @@ struct sroce_mr {
 	refcount_t		ref;		/* lookups in flight + 1 */
 	struct completion	released;
 	atomic_t		num_mw;		/* windows bound to it */
+	bool			dead;		/* dereg under way: no binds */
 };
 
 /* A memory window; bound state changes under the mw_xa lock. */

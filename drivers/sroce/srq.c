@@ -84,6 +84,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -EINVAL;
 
 	spin_lock_init(&srq->lock);
+	mutex_init(&srq->resize_mutex);
 	srq->is_user = !!udata;
 	srq->max_sge = attr->max_sge;
 	srq->limit = attr->srq_limit;
@@ -117,10 +118,14 @@ err_xa:
 	xa_erase(&sdev->srq_xa, srq->srq_num);
 err_queue:
 	sroce_queue_cleanup(&srq->queue);
+	mutex_destroy(&srq->resize_mutex);
 	return err;
 }
 
-/* IB_SRQ_MAX_WR: move the posted WQEs into a ring of the new size. */
+/*
+ * IB_SRQ_MAX_WR: move the posted WQEs into a ring of the new size. The
+ * caller holds resize_mutex (uverbs lets two threads modify one SRQ).
+ */
 static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 			    struct ib_udata *udata)
 {
@@ -168,6 +173,7 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 	/* The ABI: the new mminfo goes to a user address given in the command. */
 	if (udata &&
 	    copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi, sizeof(mi))) {
+		/* Under the mutex srq->queue is still nq: its cookie only. */
 		sroce_queue_unexport(&srq->queue);
 		err = -EFAULT;
 	}
@@ -184,30 +190,28 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct sroce_dev *sdev = to_sdev(ibsrq->device);
 	struct sroce_srq *srq = to_ssrq(ibsrq);
-	u32 size = sroce_queue_size(&srq->queue);
-	int err;
+	int err = 0;
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-
 	if (mask & IB_SRQ_MAX_WR) {
 		if (attr->max_wr < 1 || attr->max_wr > sdev->attr.max_srq_wr)
 			return -EINVAL;
 		if ((mask & IB_SRQ_LIMIT) && attr->srq_limit > attr->max_wr)
 			return -EINVAL;
-		err = sroce_srq_resize(srq, attr->max_wr, udata);
-		if (err)
-			return err;
-		size = sroce_queue_size(&srq->queue);
 	}
 
-	if (mask & IB_SRQ_LIMIT) {
-		if (attr->srq_limit > size)
-			return -EINVAL;
-		/* Arms the limit event (srq_limit 0 disarms it). */
-		WRITE_ONCE(srq->limit, attr->srq_limit);
+	mutex_lock(&srq->resize_mutex);
+	if (mask & IB_SRQ_MAX_WR)
+		err = sroce_srq_resize(srq, attr->max_wr, udata);
+	if (!err && (mask & IB_SRQ_LIMIT)) {
+		if (attr->srq_limit > sroce_queue_size(&srq->queue))
+			err = -EINVAL;
+		else	/* Arms the limit event (srq_limit 0 disarms it). */
+			WRITE_ONCE(srq->limit, attr->srq_limit);
 	}
-	return 0;
+	mutex_unlock(&srq->resize_mutex);
+	return err;
 }
 
 int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
@@ -226,6 +230,7 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	xa_erase(&to_sdev(ibsrq->device)->srq_xa, srq->srq_num);
 	sroce_queue_cleanup(&srq->queue);
+	mutex_destroy(&srq->resize_mutex);
 	return 0;
 }
 

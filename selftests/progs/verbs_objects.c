@@ -6,7 +6,10 @@
  *
  *   verbs_objects DEVICE
  *   verbs_objects DEVICE limits N [KPD KCQ KQP KMR]
- *	(module loaded with every max_*=N; the kernel holds K* objects)
+ *	(module loaded with every max_*=N; the kernel holds K* objects);
+ *	then queues of the largest advertised sizes
+ *   verbs_objects DEVICE mcast
+ *	max_mcast_grp groups, one more fails with ENOMEM, detach them all
  *
  * Prints TAP; exits non-zero if any check failed.
  */
@@ -921,6 +924,160 @@ static void test_limits(int n)
 	}
 }
 
+/* Created, or refused with ENOMEM (memory is short); nothing else. */
+static void check_made_or_enomem(void *p, const char *what)
+{
+	check(p || errno == ENOMEM, "%s: %s", what,
+	      p ? "created" : strerrorname_np(errno));
+}
+
+/*
+ * The largest queues query_device advertises are created, or refused
+ * cleanly with ENOMEM; one more entry is EINVAL. None of it may splat
+ * (the harness checks the kernel log) or take gigabytes.
+ */
+static void test_sizes(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0), *big;
+	struct ibv_srq_init_attr si = { .attr = {
+		.max_wr = dattr.max_srq_wr, .max_sge = dattr.max_srq_sge } };
+	struct ibv_srq_attr sa = { .max_wr = dattr.max_srq_wr };
+	struct ibv_qp_cap cap;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	int err;
+
+	if (!pd || !cq) {
+		check(0, "sizes: PD and CQ");
+		return;
+	}
+	/* rdma_rxe 6.1's depths; more cost too much kernel memory per queue. */
+	check(dattr.max_qp_wr == 16384 && dattr.max_srq_wr == 16384 &&
+	      dattr.max_cqe == 32767,
+	      "sizes: max_qp_wr %d, max_srq_wr %d, max_cqe %d", dattr.max_qp_wr,
+	      dattr.max_srq_wr, dattr.max_cqe);
+
+	cap = (struct ibv_qp_cap){ .max_send_wr = dattr.max_qp_wr,
+				   .max_recv_wr = dattr.max_qp_wr,
+				   .max_send_sge = 1, .max_recv_sge = 1,
+				   .max_inline_data = 512 };
+	qp = make_qp(pd, cq, IBV_QPT_RC, &cap, NULL);
+	check_made_or_enomem(qp, "sizes: QP of max_qp_wr WRs, 512 B inline");
+	check(!qp || (cap.max_send_wr >= (uint32_t)dattr.max_qp_wr &&
+		      cap.max_inline_data >= 512),
+	      "sizes: it holds what was asked (%u WRs, %u B inline)",
+	      cap.max_send_wr, cap.max_inline_data);
+	if (qp)
+		ibv_destroy_qp(qp);
+	cap = (struct ibv_qp_cap){ .max_send_wr = dattr.max_qp_wr,
+				   .max_recv_wr = dattr.max_qp_wr,
+				   .max_send_sge = dattr.max_sge,
+				   .max_recv_sge = dattr.max_sge };
+	qp = make_qp(pd, cq, IBV_QPT_RC, &cap, NULL);
+	check_made_or_enomem(qp, "sizes: QP of max_qp_wr WRs, max_sge SGEs");
+	if (qp)
+		ibv_destroy_qp(qp);
+	cap = (struct ibv_qp_cap){ .max_send_wr = 1,
+				   .max_recv_wr = dattr.max_qp_wr + 1,
+				   .max_send_sge = 1, .max_recv_sge = 1 };
+	check_null_err(make_qp(pd, cq, IBV_QPT_RC, &cap, NULL), EINVAL,
+		       "sizes: QP of max_qp_wr + 1 receive WRs");
+	cap = (struct ibv_qp_cap){ .max_send_wr = dattr.max_qp_wr + 1,
+				   .max_recv_wr = 1, .max_send_sge = 1,
+				   .max_recv_sge = 1, .max_inline_data = 512 };
+	check_null_err(make_qp(pd, cq, IBV_QPT_RC, &cap, NULL), EINVAL,
+		       "sizes: QP of max_qp_wr + 1 send WRs, 512 B inline");
+
+	srq = ibv_create_srq(pd, &si);
+	check_made_or_enomem(srq, "sizes: SRQ of max_srq_wr WRs, max_srq_sge SGEs");
+	if (srq)
+		ibv_destroy_srq(srq);
+	si.attr.max_wr = dattr.max_srq_wr + 1;
+	check_null_err(ibv_create_srq(pd, &si), EINVAL,
+		       "sizes: SRQ of max_srq_wr + 1 WRs");
+	si.attr = (struct ibv_srq_attr){ .max_wr = 1, .max_sge = 1 };
+	srq = ibv_create_srq(pd, &si);
+	if (srq) {
+		err = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+		check(!err || err == ENOMEM, "sizes: SRQ resized to max_srq_wr: %s",
+		      err ? strerrorname_np(err) : "done");
+		sa.max_wr = dattr.max_srq_wr + 1;
+		check_err(ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR), EINVAL,
+			  "sizes: SRQ resized to max_srq_wr + 1");
+		ibv_destroy_srq(srq);
+	}
+
+	big = ibv_create_cq(ctx, dattr.max_cqe, NULL, NULL, 0);
+	check_made_or_enomem(big, "sizes: CQ of max_cqe entries");
+	if (big)
+		ibv_destroy_cq(big);
+	check(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd), "sizes: clean up");
+}
+
+/*
+ * Multicast: one UD QP attaches to max_mcast_grp groups; one group more is
+ * refused with ENOMEM, a second QP joining an existing group is not a new
+ * group; after detaching everything a new group can be attached again.
+ */
+static void test_mcast(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_cap cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	struct ibv_qp *q1 = NULL, *q2 = NULL;
+	union ibv_gid g = { .raw = { 0xff, 0x12 } };
+	int i, n = dattr.max_mcast_grp, bad = 0, err;
+
+	if (pd && cq) {
+		q1 = make_qp(pd, cq, IBV_QPT_UD, &cap, NULL);
+		q2 = make_qp(pd, cq, IBV_QPT_UD, &cap, NULL);
+	}
+	if (!q1 || !q2 || n < 2 || n > (1 << 20)) {
+		check(0, "mcast: set up (max_mcast_grp %d)", n);
+		return;
+	}
+	/* ff12::1:N, N = 0..n-1: n groups, n distinct Ethernet addresses. */
+	for (i = 0; i < n; i++) {
+		g.raw[13] = 1;
+		g.raw[14] = i >> 8;
+		g.raw[15] = i;
+		g.raw[12] = i >> 16;
+		err = ibv_attach_mcast(q1, &g, 0);
+		if (err && !bad++)
+			printf("# attach %d: %s\n", i, strerror(err));
+	}
+	check(!bad, "mcast: %d groups attached (%d failed)", n, bad);
+	g.raw[11] = 1;	/* a group not yet known */
+	check_err(ibv_attach_mcast(q1, &g, 0), ENOMEM,
+		  "mcast: group max_mcast_grp + 1");
+	check_err(ibv_attach_mcast(q2, &g, 0), ENOMEM,
+		  "mcast: that group from another QP");
+	g.raw[11] = 0;
+	check(!ibv_attach_mcast(q2, &g, 0),
+	      "mcast: a second QP joins an existing group");
+	check(!ibv_attach_mcast(q1, &g, 0), "mcast: attaching twice is no error");
+	for (i = 0, bad = 0; i < n; i++) {
+		g.raw[14] = i >> 8;
+		g.raw[15] = i;
+		g.raw[12] = i >> 16;
+		bad += !!ibv_detach_mcast(q1, &g, 0);
+	}
+	check(!bad, "mcast: all %d detached (%d failed)", n, bad);
+	check_err(ibv_detach_mcast(q1, &g, 0), EINVAL,
+		  "mcast: detach of a group the QP left");
+	g.raw[11] = 1;
+	check(!ibv_attach_mcast(q1, &g, 0) && !ibv_detach_mcast(q1, &g, 0),
+	      "mcast: room for a new group again");
+	/* uverbs refuses to destroy a QP still attached to a group. */
+	check_err(ibv_destroy_qp(q2), EBUSY, "mcast: destroy of an attached QP");
+	g.raw[11] = 0;
+	check(!ibv_detach_mcast(q2, &g, 0) && !ibv_destroy_qp(q2) &&
+	      !ibv_destroy_qp(q1) && !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd),
+	      "mcast: detach the last group, destroy");
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : "sroce0";
@@ -948,6 +1105,11 @@ int main(int argc, char **argv)
 			test_limits(n);
 		else
 			check(0, "limits test needs 2..64 and an IPv4 GID");
+		test_sizes();
+		goto out;
+	}
+	if (argc > 2 && !strcmp(argv[2], "mcast")) {
+		test_mcast();
 		goto out;
 	}
 	test_pd();

@@ -1,7 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A process writes garbage into its own send ring and rings the doorbell:
-# error completions, the QP in ERROR, no kernel splat.
+# A process writes garbage into its own rings and rings the doorbell: bad
+# send WQEs, a send producer index moved backwards under a WQE in flight,
+# malformed receive and SRQ WQEs (num_sge past the limit, SGE lengths past
+# 2^32, a garbage producer index), a CQ consumer index ahead of the
+# producer; and a QP is destroyed while its peer floods it. Error
+# completions (a malformed receive WQE: LOC_QP_OP_ERR or LOC_LEN_ERR, and
+# the sender's SEND fails), the QP in ERROR, nothing else harmed (a new
+# pair still moves data), no kernel splat.
 . /tests/lib.sh
 
 rdma_pair
