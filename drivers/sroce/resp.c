@@ -259,11 +259,24 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
 static void sroce_resp_complete(struct sroce_qp *qp, struct sk_buff *skb,
 				enum ib_wc_status status);
 
+/* The receive WQE just taken is malformed: complete it, end the QP. */
+static int sroce_resp_bad_wqe(struct sroce_qp *qp, enum ib_wc_status status)
+{
+	struct sroce_recv_wqe *copy = (struct sroce_recv_wqe *)qp->resp.wqe;
+
+	copy->dma.num_sge = 0;
+	qp->resp.length = 0;
+	sroce_resp_complete(qp, NULL, status);
+	sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+	return -EINVAL;
+}
+
 /*
  * Take the next receive WQE (from the SRQ or the RQ) into our copy.
  * Returns 0, -ENOENT when there is none, or -EINVAL when the owner wrote a
- * malformed one: that WQE is completed with a local QP operation error
- * and the QP goes to the error state (the caller NAKs an RC peer).
+ * malformed one: that WQE is completed with a local QP operation (or
+ * length) error and the QP goes to the error state (the caller NAKs an RC
+ * peer).
  */
 static int sroce_resp_get_wqe(struct sroce_qp *qp)
 {
@@ -319,16 +332,14 @@ static int sroce_resp_get_wqe(struct sroce_qp *qp)
 
 	qp->resp.has_wqe = true;
 	qp->resp.offset = 0;
-	if (n == U32_MAX) {
-		copy->dma.num_sge = 0;
-		qp->resp.length = 0;
-		sroce_resp_complete(qp, NULL, IB_WC_LOC_QP_OP_ERR);
-		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
-		return -EINVAL;
-	}
+	if (n == U32_MAX)
+		return sroce_resp_bad_wqe(qp, IB_WC_LOC_QP_OP_ERR);
 	for (i = 0; i < n; i++)
 		len += copy->dma.sge[i].length;
-	qp->resp.length = min_t(u64, len, U32_MAX);
+	/* The ABI's lengths are 32-bit: a larger sum is a malformed WQE. */
+	if (len > U32_MAX)
+		return sroce_resp_bad_wqe(qp, IB_WC_LOC_LEN_ERR);
+	qp->resp.length = len;
 	return 0;
 }
 
