@@ -271,6 +271,8 @@ void sroce_port_update(struct sroce_dev *sdev, bool notify)
 	enum ib_port_state old = sdev->port_state, new;
 	struct ib_event ev;
 
+	lockdep_assert(!notify || lockdep_rtnl_is_held());
+
 	new = netif_running(ndev) && netif_carrier_ok(ndev) ?
 	      IB_PORT_ACTIVE : IB_PORT_DOWN;
 	WRITE_ONCE(sdev->port_mtu, sroce_mtu_from_netdev(ndev));

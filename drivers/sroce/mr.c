@@ -294,9 +294,10 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	return 0;
 }
 
-/* Unbind a window and drop its reference on its MR; mw_xa lock held. */
+/* Unbind a window and drop its reference on its MR. */
 static void sroce_mw_unbind(struct sroce_mw *mw)
 {
+	lockdep_assert_held(&to_sdev(mw->ibmw.device)->mw_xa.xa_lock);
 	if (mw->mr) {
 		atomic_dec(&mw->mr->num_mw);
 		sroce_mr_put(mw->mr);

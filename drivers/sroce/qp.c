@@ -196,11 +196,12 @@ static void sroce_qp_entered_error(struct sroce_qp *qp)
 }
 
 /*
- * Move to ERROR from the QP's own work (lock held), with the affiliated
- * asynchronous event for the cause (0: none, a completion reports it).
+ * Move to ERROR from the QP's own work, with the affiliated asynchronous
+ * event for the cause (0: none, a completion reports it).
  */
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why)
 {
+	lockdep_assert_held(&qp->lock);
 	if (qp->state == IB_QPS_ERR)
 		return;
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
@@ -391,7 +392,7 @@ static int sroce_qp_check_attr(struct sroce_dev *sdev, struct sroce_qp *qp,
  * In the ERROR state every outstanding work request completes with
  * IB_WC_WR_FLUSH_ERR, in order: the send WQEs from the oldest not yet
  * completed, and the receive WQEs (the one the responder holds first) if
- * the QP owns its receive queue. Lock held. Of WQEs not yet copied only
+ * the QP owns its receive queue. Of WQEs not yet copied only
  * wr_id is read from the (untrusted) ring.
  */
 static void sroce_qp_flush(struct sroce_qp *qp)
@@ -404,6 +405,8 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 	struct sroce_send_wqe *swqe;
 	struct sroce_recv_wqe *rwqe;
 	u32 budget;
+
+	lockdep_assert_held(&qp->lock);
 
 	skb_queue_purge(&qp->req_pkts);
 	skb_queue_purge(&qp->resp_pkts);

@@ -481,6 +481,8 @@ bool sroce_requester(struct sroce_qp *qp, int *budget)
 {
 	bool progress = false;
 
+	lockdep_assert_held(&qp->lock);
+
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return false;
 	while (*budget > 0 && sroce_req_step(qp)) {

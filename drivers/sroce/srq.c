@@ -123,8 +123,8 @@ err_queue:
 }
 
 /*
- * IB_SRQ_MAX_WR: move the posted WQEs into a ring of the new size. The
- * caller holds resize_mutex (uverbs lets two threads modify one SRQ).
+ * IB_SRQ_MAX_WR: move the posted WQEs into a ring of the new size, under
+ * resize_mutex (uverbs lets two threads modify one SRQ).
  */
 static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 			    struct ib_udata *udata)
@@ -136,6 +136,7 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 	u32 n, i, prod;
 	int err;
 
+	lockdep_assert_held(&srq->resize_mutex);
 	if (udata) {
 		if (udata->inlen < sizeof(cmd))
 			return -EINVAL;
