@@ -9,13 +9,30 @@
 
 #include "sroce.h"
 
+/*
+ * xa_init_flags() is inline, so every table initialised from one function
+ * would share one lockdep class: qp_xa, taken in softirq, would look like
+ * mr_xa, taken with softirqs on, and mw_xa held around an mr_xa update
+ * like a recursive lock. Each table gets a class of its own.
+ */
+static struct lock_class_key sroce_qp_xa_key, sroce_srq_xa_key,
+			     sroce_ah_xa_key, sroce_mr_xa_key, sroce_mw_xa_key;
+
+static void sroce_xa_init(struct xarray *xa, gfp_t flags,
+			  struct lock_class_key *key)
+{
+	xa_init_flags(xa, flags);
+	lockdep_set_class(&xa->xa_lock, key);
+}
+
 void sroce_verbs_init(struct sroce_dev *sdev)
 {
-	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
-	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC);
-	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
-	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
-	xa_init_flags(&sdev->mw_xa, XA_FLAGS_ALLOC);
+	sroce_xa_init(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH,
+		      &sroce_qp_xa_key);
+	sroce_xa_init(&sdev->srq_xa, XA_FLAGS_ALLOC, &sroce_srq_xa_key);
+	sroce_xa_init(&sdev->ah_xa, XA_FLAGS_ALLOC, &sroce_ah_xa_key);
+	sroce_xa_init(&sdev->mr_xa, XA_FLAGS_ALLOC, &sroce_mr_xa_key);
+	sroce_xa_init(&sdev->mw_xa, XA_FLAGS_ALLOC, &sroce_mw_xa_key);
 	INIT_LIST_HEAD(&sdev->mcast_list);
 	mutex_init(&sdev->mcast_mutex);
 	atomic_set(&sdev->num_pd, 0);
