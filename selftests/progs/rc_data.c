@@ -1335,7 +1335,8 @@ static void wire_post(int p, int sd, const char *op, uint32_t len,
 	if (wr.opcode != IBV_WR_ATOMIC_FETCH_AND_ADD &&
 	    wr.opcode != IBV_WR_ATOMIC_CMP_AND_SWP && len > mtu)
 		npkts = (len + mtu - 1) / mtu;
-	if (loff + len > s->len || roff + len > peer->len) {
+	if (loff > s->len || len > s->len - loff || roff > peer->len ||
+	    len > peer->len - roff) {
 		printf("ERR out of the buffer\n");
 		return;
 	}
@@ -1396,7 +1397,7 @@ static void wire_dump(int sd, uint64_t off, uint64_t len, int fill, int byte)
 	struct side *s = sd ? &B : &A;
 	uint64_t i;
 
-	if (off + len > s->len || len > 4096) {
+	if (off > s->len || len > s->len - off || len > 4096) {
 		printf("ERR out of the buffer\n");
 		return;
 	}
@@ -1414,7 +1415,7 @@ static void wire_dump(int sd, uint64_t off, uint64_t len, int fill, int byte)
 static void wire(void)
 {
 	char line[512], cmd[16], a1[16], a2[16];
-	unsigned long long n[6];
+	long long n[5];	/* %lli: decimal, or hex with 0x */
 	int p, sd, k;
 
 	printf("va_a=0x%" PRIxPTR " rkey_a=%u va_b=0x%" PRIxPTR " rkey_b=%u mtu=%u\n",
@@ -1433,7 +1434,7 @@ static void wire(void)
 		}
 		if (!strcmp(cmd, "poll") || !strcmp(cmd, "dump") || !strcmp(cmd, "fill")) {
 			/* CMD a|b NUM... */
-			sscanf(line, "%*s %15s %llu %llu %llu", a1, &n[0], &n[1], &n[2]);
+			sscanf(line, "%*s %15s %lli %lli %lli", a1, &n[0], &n[1], &n[2]);
 			sd = a1[0] == 'b';
 			if (!strcmp(cmd, "poll"))
 				wire_poll(sd, n[0], n[1]);
@@ -1442,7 +1443,7 @@ static void wire(void)
 			continue;
 		}
 		/* CMD P a|b [WORD [NUM...]] */
-		k = sscanf(line, "%*s %d %15s %15s %llu %llu %llu %llu %llu", &p, a1,
+		k = sscanf(line, "%*s %d %15s %15s %lli %lli %lli %lli %lli", &p, a1,
 			   a2, &n[0], &n[1], &n[2], &n[3], &n[4]);
 		if (k < 2 || p < 0 || p >= nwp) {
 			printf("ERR bad command: %s", line);
