@@ -1207,8 +1207,9 @@ static void ud(void)
  * wire: QP pairs held open for the wire tests, which inject crafted
  * packets (roce_inject) between commands read from stdin, one per line,
  * each answered by one line on stdout ("ERR ..." if it could not be done):
- *   new rc|uc            a connected pair (both PSNs start at 1000):
- *                        "pair=P qpa=N qpb=N"
+ *   new rc|uc [TIMEOUT]  a connected pair (both PSNs start at 1000), RC
+ *                        with that local ACK timeout (default 14; retry
+ *                        count 7): "pair=P qpa=N qpb=N"
  *   post P a|b OP LEN [LOFF [ROFF [ADD_OR_SWAP [COMPARE]]]]
  *                        OP send|write|read|fadd|cswap from that side's QP
  *                        of pair P, local buffer at LOFF, the peer's at
@@ -1267,13 +1268,17 @@ static int wire_connect_uc(struct side *s, struct ibv_qp *qp,
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
-static void wire_new(const char *type)
+static void wire_new(const char *type, long long timeout)
 {
+	struct qp_opts o = default_opts;
 	int uc = !strcmp(type, "uc");
 	struct ibv_qp *qa, *qb;
 	int err;
 
-	if (nwp == WIRE_PAIRS || (!uc && strcmp(type, "rc"))) {
+	if (timeout)
+		o.timeout = timeout;
+	if (nwp == WIRE_PAIRS || (!uc && strcmp(type, "rc")) || timeout < 0 ||
+	    timeout > 31) {
 		printf("ERR new %s\n", type);
 		return;
 	}
@@ -1287,8 +1292,8 @@ static void wire_new(const char *type)
 		err = wire_connect_uc(&A, qa, &B, qb->qp_num) ||
 		      wire_connect_uc(&B, qb, &A, qa->qp_num);
 	else
-		err = connect_qp(&A, qa, &B, qb->qp_num, &default_opts) ||
-		      connect_qp(&B, qb, &A, qa->qp_num, &default_opts);
+		err = connect_qp(&A, qa, &B, qb->qp_num, &o) ||
+		      connect_qp(&B, qb, &A, qa->qp_num, &o);
 	if (err) {
 		printf("ERR modify_qp: %s\n", strerror(errno));
 		return;
@@ -1429,7 +1434,8 @@ static void wire(void)
 		if (!strcmp(cmd, "quit"))
 			break;
 		if (!strcmp(cmd, "new")) {
-			wire_new(a1);
+			sscanf(line, "%*s %15s %lli", a1, &n[0]);
+			wire_new(a1, n[0]);
 			continue;
 		}
 		if (!strcmp(cmd, "poll") || !strcmp(cmd, "dump") || !strcmp(cmd, "fill")) {

@@ -9,7 +9,9 @@
 
 modprobe sch_netem 2>/dev/null || skip "no sch_netem"
 wire_start
-new_pair rc
+# 2 s ACK timeout, 7 retries: the WRITE stays outstanding (not failed
+# with "retry exceeded") while the test sends its packets under TCG.
+new_pair rc 19
 ctl fill a 0 16 0x5a
 ctl fill b 0 16 0
 in_a tc qdisc add dev va root netem loss 100%

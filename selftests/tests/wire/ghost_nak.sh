@@ -10,7 +10,9 @@
 
 modprobe sch_netem 2>/dev/null || skip "no sch_netem"
 wire_start
-new_pair rc
+# 2 s ACK timeout, 7 retries: the WRITE stays outstanding (not failed
+# with "retry exceeded") while the test sends its packets under TCG.
+new_pair rc 19
 ctl fill a 0 16 0x5a
 ctl fill b 0 32 0
 ctl post "$P" a write 16 0 0
