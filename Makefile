@@ -6,6 +6,7 @@
 #   make run        build, boot a VM, bring up sroce devices, run RDMA tools
 #   make check      the whole test suite (T=<glob> for a subset)
 #   make bench      sroce against rdma_rxe, side by side (ROUNDS=N)
+#   make fuzz       fuzz the packet checks in user space (FUZZ_RUNS=N)
 #   make sparse     build under sparse, failing on any warning
 #   make install    install the module for the running kernel
 #   make deps       install the Debian packages that build and tests need
@@ -32,7 +33,7 @@ KO := drivers/sroce/sroce.ko
 PROBED := drivers/sroce/compat_probed.h
 T ?= *
 
-.PHONY: all modules probe clean deps check run bench sparse install
+.PHONY: all modules probe clean deps check run bench sparse install fuzz
 
 all: modules
 
@@ -87,3 +88,10 @@ run:
 bench:
 	selftests/deps.sh
 	selftests/bench.sh --kernel "$(or $(KVER),6.1)" $(if $(ROUNDS),--rounds $(ROUNDS))
+
+# The receive-side packet checks (drivers/sroce/parse.c) under libFuzzer,
+# ASan and UBSan, with a corpus kept in build/fuzz/corpus.
+FUZZ_RUNS ?= 10000000
+fuzz:
+	selftests/deps.sh
+	selftests/fuzz/run.sh --keep --runs $(FUZZ_RUNS)

@@ -103,6 +103,12 @@ t_abi() {
 		"$build/abi_compare"
 }
 
+# The driver's packet checks under libFuzzer with ASan and UBSan: a short
+# pass with a fixed seed (make fuzz runs long ones).
+t_fuzz() {
+	selftests/fuzz/run.sh --runs 200000 --seed 1
+}
+
 # DKMS builds and installs the module from a source copy, for KREL, in a
 # private DKMS tree (the host's /var/lib/dkms and /lib/modules are untouched).
 t_dkms() {
@@ -161,6 +167,7 @@ for kver in $kernels; do
 		host_test spdx t_spdx
 		host_test uapi-abi t_abi
 		host_test progs build_progs
+		host_test fuzz-parse t_fuzz
 	fi
 	case $kver in 6.1|6.12) host_test dkms t_dkms ;; esac
 

@@ -9,6 +9,8 @@ set -euo pipefail
 PKGS=(
 	# build
 	make gcc libc6-dev kmod sparse dwarves xz-utils
+	# the parser fuzzer (selftests/fuzz/): clang with libFuzzer
+	clang libclang-rt-14-dev
 	# other kernels (selftests/kernels.sh) and the DKMS test
 	debootstrap dkms
 	linux-headers-amd64

@@ -5,7 +5,6 @@
  * namespace and closed with its last, so that a namespace without sroce
  * devices leaves the port to whoever wants it.
  */
-#include <linux/crc32.h>
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <net/ip.h>
@@ -31,52 +30,6 @@ static unsigned int sroce_net_id __read_mostly;
 static DEFINE_MUTEX(sroce_net_mutex);
 /* Woken whenever a device drops its sockets (sroce_net_put). */
 static DECLARE_WAIT_QUEUE_HEAD(sroce_net_wq);
-
-/*
- * ICRC (IBA Annex A17): CRC-32 over 8 bytes of 0xff, the IP and UDP headers
- * with their variant fields set to all ones, the BTH with its FECN/BECN
- * byte set to all ones, and the rest of the packet up to the ICRC. The
- * seed below is the CRC state after the eight 0xff bytes.
- */
-#define SROCE_ICRC_SEED		0xdebb20e3
-
-static __le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
-			 unsigned int iblen)
-{
-	u8 hdr[sizeof(struct iphdr) + 40 + sizeof(struct udphdr)];
-	struct sroce_bth bth;
-	struct udphdr *uh;
-	u32 crc;
-
-	memcpy(hdr, iph, iplen + sizeof(struct udphdr));
-	if (iplen == sizeof(struct ipv6hdr) &&
-	    ((const struct ipv6hdr *)iph)->version == 6) {
-		struct ipv6hdr *h = (struct ipv6hdr *)hdr;
-
-		/* traffic class and flow label */
-		h->priority = 0xf;
-		h->flow_lbl[0] = 0xff;
-		h->flow_lbl[1] = 0xff;
-		h->flow_lbl[2] = 0xff;
-		h->hop_limit = 0xff;
-	} else {
-		struct iphdr *h = (struct iphdr *)hdr;
-
-		h->tos = 0xff;
-		h->ttl = 0xff;
-		h->check = (__force __sum16)0xffff;
-	}
-	uh = (struct udphdr *)(hdr + iplen);
-	uh->check = (__force __sum16)0xffff;
-
-	memcpy(&bth, ib, sizeof(bth));
-	bth.qpn |= cpu_to_be32(0xff000000);
-
-	crc = crc32_le(SROCE_ICRC_SEED, hdr, iplen + sizeof(struct udphdr));
-	crc = crc32_le(crc, (u8 *)&bth, sizeof(bth));
-	crc = crc32_le(crc, ib + sizeof(bth), iblen - sizeof(bth));
-	return cpu_to_le32(~crc);
-}
 
 static bool sroce_av_ipv6(const struct sroce_av *av)
 {
@@ -270,72 +223,28 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
  */
 void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
-	const struct sroce_opcode_info *info;
 	struct sroce_pkt *pkt = sroce_pkt(skb);
-	struct udphdr *uh = udp_hdr(skb);
-	struct sroce_bth *bth;
-	unsigned int len, iplen;
-	__le32 icrc;
-	u8 op;
+	unsigned int l4off = skb->data - skb_network_header(skb);
 
-	len = ntohs(uh->len);
-	if (len < sizeof(*uh) + sizeof(*bth) + SROCE_ICRC_SIZE ||
-	    len > skb->len)
-		goto drop;
-	if (pskb_trim(skb, len))
-		goto drop;
-	__skb_pull(skb, sizeof(*uh));
-	len = skb->len - SROCE_ICRC_SIZE;
-
-	bth = sroce_bth(skb);
-	op = bth->opcode;
-	info = &sroce_opcodes[op & 0x1f];
-	if ((op & 0xe0) != SROCE_OP_RC && (op & 0xe0) != SROCE_OP_UC &&
-	    (op & 0xe0) != SROCE_OP_UD)
-		goto drop;
-	if (!info->flags || (bth->flags & SROCE_BTH_TVER_MASK))
-		goto drop;
-	if ((op & 0xe0) == SROCE_OP_UC && !(info->flags & SROCE_F_UC_OK))
-		goto drop;
-	if ((op & 0xe0) == SROCE_OP_UD && !(info->flags & SROCE_F_UD_OK))
-		goto drop;
-
-	pkt->opcode = op;
-	pkt->flags = info->flags;
-	pkt->hdr_len = info->hdr_len;
-	if ((op & 0xe0) == SROCE_OP_UD)
-		pkt->hdr_len += sizeof(struct sroce_deth);
-	pkt->pad = (bth->flags & SROCE_BTH_PAD_MASK) >> SROCE_BTH_PAD_SHIFT;
-	if (len < pkt->hdr_len + pkt->pad)
-		goto drop;
-	pkt->paylen = len - pkt->hdr_len - pkt->pad;
-	if (!(info->flags & SROCE_F_PAYLOAD) && pkt->paylen)
-		goto drop;
-	pkt->psn = be32_to_cpu(bth->apsn) & SROCE_PSN_MASK;
-	pkt->ackreq = !!(be32_to_cpu(bth->apsn) & SROCE_BTH_ACKREQ);
-	pkt->se = !!(bth->flags & SROCE_BTH_SE);
-
-	iplen = skb_transport_offset(skb) - skb_network_offset(skb);
-	if (iplen != sizeof(struct iphdr) && iplen != sizeof(struct ipv6hdr)) {
-		/* IPv4 options or IPv6 extension headers: not RoCEv2. */
-		goto drop;
-	}
-	memcpy(&icrc, skb->data + len, sizeof(icrc));
-	if (icrc != sroce_icrc(skb_network_header(skb), iplen, skb->data, len)) {
+	switch (sroce_parse(skb_network_header(skb), l4off + skb->len, l4off,
+			    skb->protocol == htons(ETH_P_IPV6), pkt)) {
+	case SROCE_PARSE_OK:
+		break;
+	case SROCE_PARSE_BAD_ICRC:
 		sroce_count(sdev, SROCE_CNT_RCVD_ICRC_ERR);
 		kfree_skb(skb);
 		return;
+	default:
+		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+		kfree_skb(skb);
+		return;
 	}
-	__skb_trim(skb, len);
+	__skb_pull(skb, sizeof(struct udphdr));
+	__skb_trim(skb, pkt->hdr_len + pkt->paylen + pkt->pad);
 
 	sroce_count(sdev, SROCE_CNT_RCVD_PKTS);
-	atomic64_add(len, &sdev->stats[SROCE_CNT_RCVD_BYTES]);
+	atomic64_add(skb->len, &sdev->stats[SROCE_CNT_RCVD_BYTES]);
 	sroce_qp_rcv(sdev, skb);
-	return;
-
-drop:
-	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
-	kfree_skb(skb);
 }
 
 static struct socket *sroce_sock_open(struct net *net, bool ipv6)

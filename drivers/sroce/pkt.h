@@ -4,23 +4,7 @@
 
 #include <linux/skbuff.h>
 
-#include "wire.h"
-
-/*
- * What the receive path learned about a packet, kept in skb->cb. skb->data
- * points at the BTH; the ICRC has been checked and trimmed; the payload is
- * paylen bytes at hdr_len, followed by pad bytes.
- */
-struct sroce_pkt {
-	u32	flags;		/* sroce_opcodes[].flags */
-	u32	psn;
-	u32	paylen;
-	u16	hdr_len;	/* BTH .. payload, DETH included */
-	u8	opcode;		/* full opcode, transport bits included */
-	u8	pad;
-	bool	ackreq;
-	bool	se;
-};
+#include "parse.h"
 
 static_assert(sizeof(struct sroce_pkt) <= sizeof_field(struct sk_buff, cb));
 

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The checks of a received RoCEv2 packet that need only its bytes: the IP
+ * and UDP headers, the BTH, the extension headers of its opcode, the pad
+ * and the ICRC. Everything here reads the packet and nothing else, so the
+ * same source also builds in user space under the fuzzer
+ * (selftests/fuzz/), with a shim for the kernel headers.
+ */
+#include <asm/byteorder.h>
+#include <linux/crc32.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/string.h>
+#include <linux/udp.h>
+
+#include "parse.h"
+
+/* IPv4 "more fragments" and fragment offset: only whole datagrams here. */
+#define SROCE_IP_FRAG		0x3fff
+
+/*
+ * ICRC (IBA Annex A17): CRC-32 over 8 bytes of 0xff, the IP and UDP headers
+ * with their variant fields set to all ones, the BTH with its FECN/BECN
+ * byte set to all ones, and the rest of the packet up to the ICRC. The
+ * seed below is the CRC state after the eight 0xff bytes. @iplen is
+ * SROCE_IP4_HLEN or SROCE_IP6_HLEN and says which IP header @iph is.
+ */
+#define SROCE_ICRC_SEED		0xdebb20e3
+
+__le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
+		  unsigned int iblen)
+{
+	u8 hdr[SROCE_IP6_HLEN + SROCE_UDP_HLEN];
+	struct sroce_bth bth;
+	struct udphdr *uh;
+	u32 crc;
+
+	if (iplen != SROCE_IP6_HLEN)
+		iplen = SROCE_IP4_HLEN;
+	memcpy(hdr, iph, iplen + SROCE_UDP_HLEN);
+	if (iplen == SROCE_IP6_HLEN) {
+		struct ipv6hdr *h = (struct ipv6hdr *)hdr;
+
+		/* traffic class and flow label */
+		h->priority = 0xf;
+		h->flow_lbl[0] = 0xff;
+		h->flow_lbl[1] = 0xff;
+		h->flow_lbl[2] = 0xff;
+		h->hop_limit = 0xff;
+	} else {
+		struct iphdr *h = (struct iphdr *)hdr;
+
+		h->tos = 0xff;
+		h->ttl = 0xff;
+		h->check = (__force __sum16)0xffff;
+	}
+	uh = (struct udphdr *)(hdr + iplen);
+	uh->check = (__force __sum16)0xffff;
+
+	memcpy(&bth, ib, sizeof(bth));
+	bth.qpn |= cpu_to_be32(0xff000000);
+
+	crc = crc32_le(SROCE_ICRC_SEED, hdr, iplen + SROCE_UDP_HLEN);
+	crc = crc32_le(crc, (u8 *)&bth, sizeof(bth));
+	crc = crc32_le(crc, ib + sizeof(bth), iblen - sizeof(bth));
+	return cpu_to_le32(~crc);
+}
+
+/*
+ * The IP header: of the family the stack received it as, without options
+ * or extension headers (RoCEv2 has none; F14: an IPv4 header with 20 bytes
+ * of options is as long as an IPv6 header), carrying UDP, and as long as
+ * the bytes we have (no trailer behind the UDP datagram).
+ */
+static bool sroce_parse_ip(const u8 *nh, unsigned int len, unsigned int l4off,
+			   bool ipv6)
+{
+	if (ipv6) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
+
+		return l4off == SROCE_IP6_HLEN && len >= l4off &&
+		       ip6->version == 6 && ip6->nexthdr == IPPROTO_UDP &&
+		       be16_to_cpu(ip6->payload_len) == len - l4off;
+	} else {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+
+		return l4off == SROCE_IP4_HLEN && len >= l4off &&
+		       iph->version == 4 && iph->ihl == SROCE_IP4_HLEN / 4 &&
+		       iph->protocol == IPPROTO_UDP &&
+		       be16_to_cpu(iph->tot_len) == len &&
+		       !(be16_to_cpu(iph->frag_off) & SROCE_IP_FRAG);
+	}
+}
+
+/* The opcode: RC, UC or UD, known, and valid on that transport. */
+static bool sroce_parse_opcode(u8 op, u8 bth_flags)
+{
+	const struct sroce_opcode_info *info = &sroce_opcodes[op & 0x1f];
+	u8 class = op & 0xe0;
+
+	if (class != SROCE_OP_RC && class != SROCE_OP_UC && class != SROCE_OP_UD)
+		return false;
+	if (!info->flags || (bth_flags & SROCE_BTH_TVER_MASK))
+		return false;
+	if (class == SROCE_OP_UC && !(info->flags & SROCE_F_UC_OK))
+		return false;
+	if (class == SROCE_OP_UD && !(info->flags & SROCE_F_UD_OK))
+		return false;
+	return true;
+}
+
+/*
+ * Check the packet at @nh, @len bytes from its IP header to its ICRC, the
+ * UDP header at @l4off, received as IPv6 if @ipv6; fill @pkt. On success
+ * the transport headers, payload and pad are pkt->hdr_len + pkt->paylen +
+ * pkt->pad bytes from the BTH, which is right behind the UDP header.
+ */
+enum sroce_parse_result sroce_parse(const u8 *nh, unsigned int len,
+				    unsigned int l4off, bool ipv6,
+				    struct sroce_pkt *pkt)
+{
+	const struct sroce_bth *bth;
+	const struct udphdr *uh;
+	unsigned int iblen;
+	__le32 icrc;
+	u8 op;
+
+	if (!sroce_parse_ip(nh, len, l4off, ipv6))
+		return SROCE_PARSE_DROP;
+	if (len - l4off < SROCE_UDP_HLEN + sizeof(*bth) + SROCE_ICRC_SIZE)
+		return SROCE_PARSE_DROP;
+	uh = (const struct udphdr *)(nh + l4off);
+	if (be16_to_cpu(uh->len) != len - l4off ||
+	    be16_to_cpu(uh->dest) != SROCE_UDP_PORT)
+		return SROCE_PARSE_DROP;
+	bth = (const struct sroce_bth *)(nh + l4off + SROCE_UDP_HLEN);
+	iblen = len - l4off - SROCE_UDP_HLEN - SROCE_ICRC_SIZE;
+
+	op = bth->opcode;
+	if (!sroce_parse_opcode(op, bth->flags))
+		return SROCE_PARSE_DROP;
+	pkt->opcode = op;
+	pkt->flags = sroce_opcodes[op & 0x1f].flags;
+	pkt->hdr_len = sroce_opcodes[op & 0x1f].hdr_len;
+	if ((op & 0xe0) == SROCE_OP_UD)
+		pkt->hdr_len += sizeof(struct sroce_deth);
+	pkt->pad = (bth->flags & SROCE_BTH_PAD_MASK) >> SROCE_BTH_PAD_SHIFT;
+	if (iblen < pkt->hdr_len + pkt->pad)
+		return SROCE_PARSE_DROP;
+	pkt->paylen = iblen - pkt->hdr_len - pkt->pad;
+	if (!(pkt->flags & SROCE_F_PAYLOAD) && pkt->paylen)
+		return SROCE_PARSE_DROP;
+	pkt->psn = be32_to_cpu(bth->apsn) & SROCE_PSN_MASK;
+	pkt->ackreq = !!(be32_to_cpu(bth->apsn) & SROCE_BTH_ACKREQ);
+	pkt->se = !!(bth->flags & SROCE_BTH_SE);
+
+	memcpy(&icrc, (const u8 *)bth + iblen, sizeof(icrc));
+	if (icrc != sroce_icrc(nh, l4off, (const u8 *)bth, iblen))
+		return SROCE_PARSE_BAD_ICRC;
+	return SROCE_PARSE_OK;
+}
