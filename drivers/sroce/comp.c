@@ -36,6 +36,18 @@ void sroce_comp_timers_init(struct sroce_qp *qp)
 	timer_setup(&qp->comp.rnr_timer, sroce_rnr_timeout, 0);
 }
 
+/*
+ * A floor under every QP's local ACK timeout, for hosts where sroce runs
+ * far slower than the peer's timeout assumes (a KASAN and lockdep kernel
+ * under emulation is 10 to 50 times slower): there a short timeout expires
+ * while the responder is still working, and the retransmissions it starts
+ * only add to the backlog.
+ */
+static unsigned int min_ack_timeout_ms;
+module_param(min_ack_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(min_ack_timeout_ms,
+		 "Lower bound of the local ACK timeout in ms (default 0: none)");
+
 /* Local ACK timeout: 4.096 us * 2^timeout; 0 disables it. */
 static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
 {
@@ -43,7 +55,8 @@ static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
 
 	if (!t)
 		return 0;
-	return max_t(unsigned long, nsecs_to_jiffies(4096ULL << t), 1);
+	return max3(nsecs_to_jiffies(4096ULL << t), 1UL,
+		    msecs_to_jiffies(READ_ONCE(min_ack_timeout_ms)));
 }
 
 /* Start the ACK timer if packets are outstanding and it is not running. */
