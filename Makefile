@@ -61,7 +61,7 @@ modules: probe
 sparse: probe
 	@out=$$($(MAKE) -s -C $(KDIR) M=$(CURDIR) C=2 W=1 modules 2>&1); rc=$$?; \
 	echo "$$out"; \
-	if [ $$rc != 0 ] || grep -qE 'warning:|error:' <<<"$$out"; then \
+	if [ $$rc != 0 ] || grep -qE 'warning:|error:|not available or not up to date' <<<"$$out"; then \
 		echo "sparse: not clean"; exit 1; fi
 
 endif

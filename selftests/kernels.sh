@@ -168,6 +168,24 @@ env_72() {
 			die "chroot package install failed"
 		echo "$pkgs" >"$root/ready"
 	fi
+	checker_valid "$root/usr/src/linux-headers-${KREL%-amd64}-common/scripts"
+}
+
+# checker_valid DIR: Debian's 7.2 headers lack scripts/checker-valid.sh,
+# without which kbuild quietly turns C=2 off ("sparse is not available").
+# Ours prints 1 when the checker, given kbuild's flags, parses a C file.
+checker_valid() {
+	[ -e "$1/checker-valid.sh" ] && return 0
+	cat >"$1/checker-valid.sh" <<'EOF'
+#!/bin/sh
+# Written by sroce's selftests/kernels.sh: is the checker "$1" usable?
+command -v "$1" >/dev/null 2>&1 || exit 0
+f=$(mktemp --suffix=.c) || exit 0
+echo 'int sroce_checker_probe;' >"$f"
+"$@" "$f" >/dev/null 2>&1 && echo 1
+rm -f "$f"
+EOF
+	chmod +x "$1/checker-valid.sh"
 }
 
 # in_chroot ROOT DIR CMD...: run CMD inside ROOT with this tree bind-mounted
