@@ -257,13 +257,15 @@ env_debug() {
 	sum=$(sha256sum "$DEBUG_FRAGMENT" | cut -c1-12)
 	dir=$CACHE/k-debug-$ver-$sum
 	if [ ! -f "$dir/ready" ]; then
-		# Older builds (another source or fragment) are large: drop them.
+		# Builds of another source or fragment are large: drop those that
+		# no run used or built for a day (another branch may use one).
 		for d in "$CACHE"/k-debug-*; do
-			[ "$d" = "$dir" ] || rm -rf "$d"
+			[ "$d" != "$dir" ] && [ -d "$d" ] || continue
+			[ -n "$(find "$d" -maxdepth 1 -mmin -1440 | head -1)" ] || rm -rf "$d"
 		done
 		debug_build "$dir"
-		touch "$dir/ready"
 	fi
+	touch "$dir/ready"	# its age says when it was last used
 	KDIR=$dir/build
 	KREL=$(cat "$KDIR/include/config/kernel.release")
 	VMLINUZ=$KDIR/arch/x86/boot/bzImage
