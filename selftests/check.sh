@@ -7,17 +7,20 @@
 # first prefixed with its name, and ends with "N passed, N failed, N skipped"
 # over all kernels. Exit status non-zero if anything failed or a VM died.
 #
-#   selftests/check.sh [--kernels "6.1 6.12 7.2"] [--tests GLOB] [--mode check|run]
+#   selftests/check.sh [--kernels "6.1 6.12 7.2 debug"] [--tests GLOB] [--mode check|run]
 #
-# By default 6.1 (Debian bookworm) runs the whole suite; 6.12 and 7.2, which
-# selftests/kernels.sh fetches, run the groups in $OTHER_TESTS. An explicit
-# --tests applies to every kernel.
+# By default 6.1 (Debian bookworm) and the debug kernel (KASAN, lockdep,
+# kmemleak...; $DEBUG_TESTS) run the whole suite; 6.12 and 7.2, which
+# selftests/kernels.sh fetches, run the tests in $OTHER_TESTS, a subset that
+# exercises every compat probe, to keep the four kernels within the CI's time.
+# An explicit --tests applies to every kernel; a kernel run alone (make check
+# KVER=...) runs the whole suite.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-kernels="6.1 6.12 7.2"
+kernels="6.1 6.12 7.2 debug"
 tests=""
 mode=check
 while [ $# -gt 0 ]; do
@@ -29,7 +32,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$tests" = "*" ] && tests=""
-OTHER_TESTS=${OTHER_TESTS:-*}
+OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity,rc/errors,rc/memwin,cm/rping,kernel/nvme_rdma}
+DEBUG_TESTS=${DEBUG_TESTS:-*}
 
 build=$top/build
 mkdir -p "$build"
@@ -125,7 +129,17 @@ vm_tests() {
 		--out "$build/initramfs.cpio.gz" "${extra[@]}" >"$build/mkinitramfs.log" 2>&1 ||
 		{ cat "$build/mkinitramfs.log"; return 2; }
 	selftests/vm.sh --kernel "$VMLINUZ" --initrd "$build/initramfs.cpio.gz" \
-		--mode "$mode" --tests "$globs" --log "$build/vm-$kver"
+		--mode "$mode" --tests "$globs" --log "$build/vm-$kver" "${VM_OPTS[@]}"
+}
+
+# vm_opts: QEMU memory and timeouts for the current kernel. The debug kernel
+# (KASAN, lockdep, kmemleak) runs several times slower under TCG and KASAN's
+# shadow and kmemleak's metadata take memory.
+vm_opts() {
+	VM_OPTS=()
+	case $kver in
+	debug) VM_OPTS=(--mem 3072 --test-timeout 900 --timeout 9000) ;;
+	esac
 }
 
 # kernel_env KVER: KREL, KDIR, VMLINUZ, MODROOT for it, fetched if need be.
@@ -138,6 +152,7 @@ kernel_env() {
 if [ "$mode" = run ]; then
 	kver=${kernels%% *}
 	kernel_env "$kver" || exit 1
+	vm_opts
 	kmake -s modules || exit 1
 	build_progs || exit 1
 	vm_tests run "*"
@@ -159,6 +174,7 @@ for kver in $kernels; do
 		continue
 	fi
 	[ $first = 1 ] || pfx="$kver/"
+	vm_opts
 	echo "# kernel $kver: $KREL"
 	host_test build-w1 t_build_w1
 	grep -h '^probe:' "$build/host-${pfx//\//-}build-w1.log" | sed 's/^/# /'
@@ -171,7 +187,10 @@ for kver in $kernels; do
 	fi
 	case $kver in 6.1|6.12) host_test dkms t_dkms ;; esac
 
-	globs=${tests:-$([ $first = 1 ] && echo '*' || echo "$OTHER_TESTS")}
+	globs=$OTHER_TESTS
+	[ $first = 1 ] && globs='*'
+	[ "$kver" = debug ] && globs=$DEBUG_TESTS
+	globs=${tests:-$globs}
 	if [ ! -f drivers/sroce/sroce.ko ]; then
 		echo "# no module was built for $kver: skipping its VM tests"
 		vm_rc=1

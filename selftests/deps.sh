@@ -14,6 +14,8 @@ PKGS=(
 	# other kernels (selftests/kernels.sh) and the DKMS test
 	debootstrap dkms
 	linux-headers-amd64
+	# the debug kernel (KVER=debug), built from bookworm's source
+	linux-source-6.1 bc bison flex libelf-dev
 	# the test VM: kernel image (its modules), emulator, initramfs tools
 	linux-image-amd64 qemu-system-x86 busybox-static cpio gzip
 	# RDMA user space that runs inside the VM

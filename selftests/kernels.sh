@@ -8,6 +8,10 @@
 #         module builds natively (the kernel was built with bookworm's gcc-12)
 #   7.2   sid: image unpacked into the cache; the module builds inside a sid
 #         chroot (its headers need gcc-16 and glibc 2.38 host tools)
+#   debug bookworm's linux-source-6.1 built here with the checks of
+#         selftests/debug.config (KASAN, lockdep, kmemleak, UBSAN...); the
+#         build tree is the KDIR. Rebuilt when the source package or the
+#         fragment changes (both are in the cache directory's name).
 #
 # The exact package versions are looked up in the archive's indexes, never
 # hard-coded. Everything lands in $SROCE_CACHE (default /var/cache/sroce) and
@@ -205,16 +209,99 @@ in_chroot() {
 	' in_chroot "$root" "$top" "$dir" "$@"
 }
 
+# --- debug: bookworm's source with selftests/debug.config, built here --------
+DEBUG_SRC_PKG=linux-source-6.1
+DEBUG_FRAGMENT=$top/selftests/debug.config
+
+# debug_config SRC OUT: configure, then check that every line of the fragment
+# survived (a missing dependency silently drops an option).
+debug_config() {
+	local src=$1 out=$2 l n bad=0
+	make -s -C "$src" O="$out" KCONFIG_ALLCONFIG="$DEBUG_FRAGMENT" allnoconfig >&2 ||
+		die "allnoconfig with $DEBUG_FRAGMENT failed"
+	while IFS= read -r l; do
+		case $l in
+		CONFIG_*=*)
+			grep -qxF "$l" "$out/.config" && continue
+			say "debug.config: wanted $l, got: $(grep -E "^(# )?${l%%=*}[= ]" "$out/.config")"
+			bad=1
+			;;
+		"# CONFIG_"*" is not set")
+			n=${l#\# }
+			n=${n%% *}
+			grep -q "^$n=" "$out/.config" || continue
+			say "debug.config: wanted $n off, got: $(grep "^$n=" "$out/.config")"
+			bad=1
+			;;
+		esac
+	done <"$DEBUG_FRAGMENT"
+	[ $bad = 0 ] || die "selftests/debug.config does not hold after allnoconfig"
+}
+
+# debug_build DIR: unpack, configure, build, install the modules into DIR.
+debug_build() {
+	local dir=$1 t0=$SECONDS jobs=${SROCE_JOBS:-$(($(nproc) + 1))}
+	local tarball=/usr/src/$DEBUG_SRC_PKG.tar.xz
+	rm -rf "$dir"
+	mkdir -p "$dir/src"
+	say "unpacking $tarball"
+	tar -xf "$tarball" -C "$dir/src" --strip-components=1 || die "cannot unpack $tarball"
+	debug_config "$dir/src" "$dir/build"
+	say "building the debug kernel in $dir/build (make -j$jobs; log in $dir/build.log)"
+	if ! make -C "$dir/build" -j"$jobs" bzImage modules >"$dir/build.log" 2>&1; then
+		grep -E 'error|Error' "$dir/build.log" | head -20 >&2
+		die "debug kernel build failed, see $dir/build.log"
+	fi
+	# Stripped modules keep the initramfs small; the build tree keeps the
+	# debug info for scripts/faddr2line and decode_stacktrace.sh.
+	make -C "$dir/build" INSTALL_MOD_PATH="$dir/mod" INSTALL_MOD_STRIP=1 \
+		modules_install >>"$dir/build.log" 2>&1 || die "modules_install failed"
+	# External modules need the headers, scripts and Module.symvers, not
+	# the objects: drop those (most of the tree's size), keep vmlinux.
+	find "$dir/build" -name '*.o' -not -path "$dir/build/scripts/*" \
+		-not -path "$dir/build/tools/*" -delete
+	say "debug kernel built in $((SECONDS - t0)) s, cache $(du -sh "$dir" | cut -f1)"
+}
+
+env_debug() {
+	local ver sum dir d
+	if ! dpkg-query -W -f='${Status}' "$DEBUG_SRC_PKG" 2>/dev/null | grep -q 'ok installed'; then
+		say "installing $DEBUG_SRC_PKG"
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q install -y \
+			--no-install-recommends "$DEBUG_SRC_PKG" bc bison flex libelf-dev >&2 ||
+			die "cannot install $DEBUG_SRC_PKG (run selftests/deps.sh)"
+	fi
+	ver=$(dpkg-query -W -f='${Version}' "$DEBUG_SRC_PKG")
+	sum=$(sha256sum "$DEBUG_FRAGMENT" | cut -c1-12)
+	dir=$CACHE/k-debug-$ver-$sum
+	if [ ! -f "$dir/ready" ]; then
+		# Builds of another source or fragment are large: drop those that
+		# no run used or built for a day (another branch may use one).
+		for d in "$CACHE"/k-debug-*; do
+			[ "$d" != "$dir" ] && [ -d "$d" ] || continue
+			[ -n "$(find "$d" -maxdepth 1 -mmin -1440 | head -1)" ] || rm -rf "$d"
+		done
+		debug_build "$dir"
+	fi
+	touch "$dir/ready"	# its age says when it was last used
+	KDIR=$dir/build
+	KREL=$(cat "$KDIR/include/config/kernel.release")
+	VMLINUZ=$KDIR/arch/x86/boot/bzImage
+	MODROOT=$dir/mod
+	CHROOT=
+}
+
 kernel_env() {
 	case $1 in
 	6.1) env_61 ;;
 	6.12) env_612 ;;
 	7.2) env_72 ;;
+	debug) env_debug ;;
 	*) die "unknown kernel '$1' (known: $(list))" ;;
 	esac
 }
 
-list() { echo "6.1 6.12 7.2"; }
+list() { echo "6.1 6.12 7.2 debug"; }
 
 cmd=${1:-}
 case $cmd in

@@ -69,9 +69,10 @@ rm -f "$CONSOLE" "$TAP" "$LOGDIR/qemu.log"
 
 # same list as selftests/init; on the host only kernel lines ("[ sec.usec]")
 # count, so user-space text such as perftest's "WARNING:" does not
-SPLAT_RE='WARNING:|BUG:|BUG |Oops|general protection fault|kernel BUG|UBSAN|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|lockdep|refcount_t:|list_add corruption|list_del corruption|list corruption|soft lockup|hung_task|blocked for more than|Call Trace:|RIP:|unregister_netdevice: waiting for|Kernel panic'
+SPLAT_RE='WARNING:|BUG:|BUG |Oops|general protection fault|kernel BUG|UBSAN|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|lockdep|refcount_t:|list_add corruption|list_del corruption|list corruption|soft lockup|hung_task|blocked for more than|Call Trace:|RIP:|unregister_netdevice: waiting for|Kernel panic|ODEBUG:'
 KLINE_RE="\\[ *[0-9]+\\.[0-9]+\\] .*($SPLAT_RE)"
 USER_FAULT_RE='traps: [^ ]+\[[0-9]+\] '	# a user program's crash
+NOT_SPLAT_RE='RCU lockdep checking is enabled'	# a lockdep kernel's boot line
 
 CMDLINE="console=ttyS0 panic=-1 loglevel=5 printk.time=1 log_buf_len=4M rdinit=/init"
 # PCI interrupts from the BIOS's routing table, not ACPI: evaluating the
@@ -126,9 +127,9 @@ if ! tr -d '\r' <"$TAP" | grep -q '^# SROCE-HARNESS-END'; then
 fi
 
 RC=0
-if tr -d '\r' <"$CONSOLE" | grep -vE "$USER_FAULT_RE" | grep -qE "$KLINE_RE"; then
+if tr -d '\r' <"$CONSOLE" | grep -vE "$USER_FAULT_RE|$NOT_SPLAT_RE" | grep -qE "$KLINE_RE"; then
 	echo "---- kernel splat on the console ----"
-	tr -d '\r' <"$CONSOLE" | grep -vE "$USER_FAULT_RE" |
+	tr -d '\r' <"$CONSOLE" | grep -vE "$USER_FAULT_RE|$NOT_SPLAT_RE" |
 		grep -nE -B 2 -A 20 "$KLINE_RE" | head -n 150
 	echo "vm.sh: kernel splat found in $CONSOLE"
 	RC=1
