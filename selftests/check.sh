@@ -9,12 +9,12 @@
 #
 #   selftests/check.sh [--kernels "6.1 6.12 7.2 debug"] [--tests GLOB] [--mode check|run]
 #
-# By default 6.1 (Debian bookworm) and the debug kernel (KASAN, lockdep,
-# kmemleak...; $DEBUG_TESTS) run the whole suite; 6.12 and 7.2, which
+# By default 6.1 (Debian bookworm) runs the whole suite; 6.12 and 7.2, which
 # selftests/kernels.sh fetches, run the tests in $OTHER_TESTS, a subset that
-# exercises every compat probe, to keep the four kernels within the CI's time.
-# An explicit --tests applies to every kernel; a kernel run alone (make check
-# KVER=...) runs the whole suite.
+# exercises every compat probe, and the debug kernel (KASAN, lockdep,
+# kmemleak...) those in $DEBUG_TESTS, all but the load tests, to keep the
+# four kernels within the CI's time. An explicit --tests applies to every
+# kernel; a kernel run alone (make check KVER=...) runs the whole suite.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +33,11 @@ while [ $# -gt 0 ]; do
 done
 [ "$tests" = "*" ] && tests=""
 OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity,rc/errors,rc/memwin,cm/rping,kernel/nvme_rdma}
-DEBUG_TESTS=${DEBUG_TESTS:-*}
+# The debug kernel beside the others: everything but the load tests, whose
+# bulk traffic (perftest over all sizes, 1,000 x 64 KiB, 320 MiB of READs)
+# takes tens of minutes under KASAN and TCG and finds nothing the others do
+# not. "make check KVER=debug" runs the whole suite.
+DEBUG_TESTS=${DEBUG_TESTS:-device/*,verbs/*,wire/*,transport/events,transport/ud,transport/xsrq,rc/errors,rc/hostile,rc/integrity,rc/memwin,cm/rping,kernel/nvme_rdma}
 
 build=$top/build
 mkdir -p "$build"
@@ -138,7 +142,10 @@ vm_tests() {
 vm_opts() {
 	VM_OPTS=()
 	case $kver in
-	debug) VM_OPTS=(--mem 3072 --test-timeout 900 --timeout 9000) ;;
+	# A floor under the local ACK timeout: 67 ms (perftest's) is far less
+	# than the debug kernel needs to answer a burst (see comp.c).
+	debug) VM_OPTS=(--mem 3072 --test-timeout 900 --timeout 9000
+			--append "sroce.min_ack_timeout_ms=1000") ;;
 	esac
 }
 
@@ -189,7 +196,7 @@ for kver in $kernels; do
 
 	globs=$OTHER_TESTS
 	[ $first = 1 ] && globs='*'
-	[ "$kver" = debug ] && globs=$DEBUG_TESTS
+	[ "$kver" = debug ] && [ $first = 0 ] && globs=$DEBUG_TESTS
 	globs=${tests:-$globs}
 	if [ ! -f drivers/sroce/sroce.ko ]; then
 		echo "# no module was built for $kver: skipping its VM tests"
