@@ -198,9 +198,11 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 }
 
 /*
- * Post one completion. A full CQ is an overflow: the entry is lost, the
- * consumer gets IB_EVENT_CQ_ERR and the caller an error. Returns 0 or
- * -EOVERFLOW.
+ * Post one completion. A full CQ is an overrun: the entry is lost and the
+ * caller gets an error. The consumer gets IB_EVENT_CQ_ERR the first time
+ * only: each event is an allocation in the uverbs async queue, which a
+ * process that never reads events would otherwise grow without bound with
+ * every failed post. Returns 0 or -EOVERFLOW.
  */
 int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 {
@@ -212,8 +214,10 @@ int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (sroce_queue_full(&cq->queue)) {
+		fire = !cq->overrun;
+		cq->overrun = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
-		if (cq->ibcq.event_handler) {
+		if (fire && cq->ibcq.event_handler) {
 			ev.device = cq->ibcq.device;
 			ev.element.cq = &cq->ibcq;
 			ev.event = IB_EVENT_CQ_ERR;

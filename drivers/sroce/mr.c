@@ -373,7 +373,7 @@ enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 		mw->addr = addr;
 		mw->length = length;
 		mw->access = access;
-		mw->qpn = qp->ibqp.qp_num;
+		mw->qp_serial = qp->serial;
 		mw->state = SROCE_MR_VALID;
 	}
 	mw->ibmw.rkey = rkey;
@@ -426,7 +426,7 @@ int sroce_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 		if (mw && mw->ibmw.rkey == key && mw->ibmw.pd == qp->ibqp.pd &&
 		    mw->ibmw.type == IB_MW_TYPE_2 &&
 		    mw->state == SROCE_MR_VALID &&
-		    (!remote || mw->qpn == qp->ibqp.qp_num)) {
+		    (!remote || mw->qp_serial == qp->serial)) {
 			sroce_mw_unbind(mw);
 			err = 0;
 		}
@@ -569,7 +569,7 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 		    (mw->access & access) == access &&
 		    mw->ibmw.pd == qp->ibqp.pd &&
 		    (mw->ibmw.type == IB_MW_TYPE_1 ||
-		     mw->qpn == qp->ibqp.qp_num) &&
+		     mw->qp_serial == qp->serial) &&
 		    va >= mw->addr && len <= mw->length &&
 		    va - mw->addr <= mw->length - len &&
 		    mw->mr && sroce_mr_usable(qp, mw->mr) &&

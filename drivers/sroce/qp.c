@@ -289,6 +289,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_queues;
 	}
 	qp->index = qpn;
+	qp->serial = atomic64_inc_return(&sdev->qp_serial);
 	ibqp->qp_num = qpn;
 	if (init->qp_type == IB_QPT_GSI) {
 		/* One GSI QP per port; the wire calls it QP1. */

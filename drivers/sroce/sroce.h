@@ -60,6 +60,7 @@ struct sroce_dev {
 	 */
 	struct xarray		qp_xa;
 	u32			qp_next;
+	atomic64_t		qp_serial;	/* QPNs come back; serials do not */
 	struct xarray		srq_xa;
 	u32			srq_next;
 	struct xarray		ah_xa;
@@ -120,6 +121,7 @@ struct sroce_cq {
 	struct sroce_queue	queue;
 	struct mutex		resize_mutex;	/* one resize at a time */
 	u8			notify;		/* IB_CQ_NEXT_COMP/SOLICITED armed */
+	bool			overrun;	/* CQ_ERR raised (once), under lock */
 	bool			is_user;
 };
 
@@ -161,6 +163,7 @@ enum sroce_wqe_state {
 struct sroce_qp {
 	struct ib_qp		ibqp;
 	u32			index;		/* in qp_xa: the QPN, but 1 for GSI */
+	u64			serial;		/* unique per device, never reused */
 	struct sroce_queue	sq;
 	struct sroce_queue	rq;		/* unused with an SRQ */
 	spinlock_t		sq_lock;	/* kernel consumers: producer */
@@ -283,7 +286,7 @@ struct sroce_mw {
 	u64			addr;
 	u64			length;
 	int			access;
-	u32			qpn;		/* type 2: the QP it is bound to */
+	u64			qp_serial;	/* type 2: the QP it is bound to */
 };
 
 static inline struct sroce_pd *to_spd(struct ib_pd *pd)

@@ -14,8 +14,8 @@
 
 static int ntests, nfail;
 
-/* One TAP line; a failure is counted for the exit status. */
-static void __attribute__((format(printf, 2, 3), unused))
+/* One TAP line; a failure is counted for the exit status. Returns @ok. */
+static int __attribute__((format(printf, 2, 3), unused))
 check(int ok, const char *fmt, ...)
 {
 	va_list ap;
@@ -29,6 +29,7 @@ check(int ok, const char *fmt, ...)
 	fflush(stdout);
 	if (!ok)
 		nfail++;
+	return ok;
 }
 
 static double __attribute__((unused)) now(void)

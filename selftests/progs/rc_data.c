@@ -675,6 +675,62 @@ static enum ibv_wc_status bind_mw_st(struct ibv_qp *qp, struct ibv_mw *mw,
 	return wc.status;
 }
 
+/*
+ * A type 2 window is bound to a QP, not to its number: once the QP is
+ * destroyed, a new QP that gets the same QPN (memwin.sh loads sroce with
+ * max_qp=16, so numbers come back soon) has no access through it.
+ */
+static void memwin_qpn_reuse(struct ibv_mw *mw2, const struct qp_opts *mw_opts,
+			     uint64_t win)
+{
+	struct ibv_sge sge = { (uintptr_t)A.buf, 64, A.mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 30, .opcode = IBV_WR_BIND_MW };
+	struct ibv_qp *qa, *qb, *q = NULL;
+	uint32_t rk = ibv_inc_rkey(mw2->rkey), qpn;
+	struct ibv_wc wc;
+	int i;
+
+	if (pair(&qa, &qb, &default_opts, mw_opts, 0)) {
+		check(0, "QPN reuse: connect");
+		return;
+	}
+	wr.bind_mw.mw = mw2;
+	wr.bind_mw.rkey = rk;
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = B.mr, .addr = win, .length = 4096,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	check(!post1(qb, &wr, B.cq, &wc) && wc.status == IBV_WC_SUCCESS,
+	      "QPN reuse: bind the type 2 window (%s)", ibv_wc_status_str(wc.status));
+	mw2->rkey = rk;
+	wr = (struct ibv_send_wr){ .wr_id = 31, .opcode = IBV_WR_RDMA_WRITE,
+				   .sg_list = &sge, .num_sge = 1 };
+	wr.wr.rdma.remote_addr = win;
+	wr.wr.rdma.rkey = rk;
+	check(!post1(qa, &wr, A.cq, &wc) && wc.status == IBV_WC_SUCCESS,
+	      "QPN reuse: WRITE through the window of QP %u (%s)", qb->qp_num,
+	      ibv_wc_status_str(wc.status));
+	qpn = qb->qp_num;
+	destroy_pair(qa, qb);
+	for (i = 0; i < 64 && !q; i++) {
+		q = make_qp(&B, 0);
+		if (q && q->qp_num != qpn) {
+			ibv_destroy_qp(q);
+			q = NULL;
+		}
+	}
+	qa = make_qp(&A, 0);
+	if (!check(q && qa, "QPN reuse: QPN %u comes back (after %d QPs)", qpn, i) ||
+	    connect_qp(&A, qa, &B, q->qp_num, &default_opts) ||
+	    connect_qp(&B, q, &A, qa->qp_num, mw_opts)) {
+		destroy_pair(qa, q);
+		return;
+	}
+	check(!post1(qa, &wr, A.cq, &wc) && wc.status == IBV_WC_REM_ACCESS_ERR,
+	      "QPN reuse: WRITE through it to the new QP %u: REM_ACCESS_ERR (%s)",
+	      q->qp_num, ibv_wc_status_str(wc.status));
+	destroy_pair(qa, q);
+}
+
 static void memwin(void)
 {
 	/* B's QPs bind windows: they need the MW_BIND access flag. */
@@ -778,6 +834,7 @@ static void memwin(void)
 			.mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
 		check(!post1(qb, &wr, B.cq, &wc) && wc.status == IBV_WC_SUCCESS,
 		      "rebind the type 2 window (%s)", ibv_wc_status_str(wc.status));
+		mw2->rkey = rk;
 		wr = (struct ibv_send_wr){ .wr_id = 9, .opcode = IBV_WR_RDMA_WRITE,
 					   .sg_list = &sge, .num_sge = 1 };
 		wr.wr.rdma.remote_addr = win + 4096 - 32;
@@ -799,7 +856,7 @@ static void memwin(void)
 		      ibv_wc_status_str(wc.status));
 		destroy_pair(qa, qb);
 	}
-		/* A bind must change the key: the old rkey must not reach the new range. */
+	/* A bind must change the key: the old rkey must not reach the new range. */
 	if (!pair(&qa, &qb, &default_opts, &mw_opts, 0)) {
 		st = bind_mw_st(qb, mw1, mw1->rkey, win);
 		check(st == IBV_WC_MW_BIND_ERR,
@@ -827,7 +884,8 @@ static void memwin(void)
 		      ibv_wc_status_str(wc.status));
 		destroy_pair(qa, qb);
 	}
-check(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2), "dealloc the windows");
+	memwin_qpn_reuse(mw2, &mw_opts, win);
+	check(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2), "dealloc the windows");
 }
 
 /* ---- asynchronous events ---- */
@@ -1343,6 +1401,14 @@ static void hostile_cq_ahead(void)
 	      "%s: the overrun is reported (IBV_EVENT_CQ_ERR)", what);
 	check(poll_n(B.cq, &wc, 1, 10) == 1 && wc.status == IBV_WC_SUCCESS &&
 	      wc.wr_id == 2, "%s: the peer's receive succeeds", what);
+	/* Each event is kernel memory until read: one per CQ, not per post. */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+	wr.wr.rdma.rkey = B.mr->rkey;
+	for (int k = 0; k < 8; k++)
+		check(!ibv_post_send(qa, &wr, &bad), "%s: post WRITE %d", what, k);
+	check(!wait_event(A.ctx, IBV_EVENT_CQ_ERR, 3),
+	      "%s: 8 more lost completions raise no second CQ_ERR", what);
 	check(!ibv_destroy_qp(qa) && !ibv_destroy_qp(qb) && !ibv_destroy_cq(cq),
 	      "%s: QPs and CQ destroyed", what);
 }
