@@ -239,9 +239,16 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
 
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_DUP_REQ);
 	if (pkt->flags & (SROCE_F_SEND | SROCE_F_WRITE)) {
-		/* Already done: acknowledge again what we have. */
-		sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT,
-			       sroce_psn_add(qp->resp.psn, -1));
+		/*
+		 * Already done (C9-105): acknowledge again, with the newest
+		 * PSN received, but like any packet only when asked to. A
+		 * requester that rewinds resends a burst; one ACK (at its
+		 * AckReq) answers it, not one per packet, which would make
+		 * the requester's completer work through a storm of ACKs.
+		 */
+		if (pkt->ackreq)
+			sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT,
+				       sroce_psn_add(qp->resp.psn, -1));
 		return;
 	}
 	res = sroce_res_find(qp, pkt->psn);
