@@ -68,12 +68,24 @@ void sroce_comp_arm(struct sroce_qp *qp)
 		mod_timer(&qp->comp.retrans_timer, jiffies + t);
 }
 
-/* Progress was made: restart the timer, or stop it when all is acked. */
+/*
+ * Packets from the oldest unacknowledged one are being sent again: their
+ * timeout starts now.
+ */
+void sroce_comp_restart(struct sroce_qp *qp)
+{
+	unsigned long t = sroce_ack_timeout(qp);
+
+	if (t && !qp->dying)
+		mod_timer(&qp->comp.retrans_timer, jiffies + t);
+}
+
+/* A response came: restart the timer, or stop it when all is acked. */
 static void sroce_comp_rearm(struct sroce_qp *qp)
 {
 	unsigned long t = sroce_ack_timeout(qp);
 
-	if (qp->comp.psn == qp->req.psn || !t)
+	if (qp->comp.psn == qp->req.psn_max || !t)
 		timer_delete(&qp->comp.retrans_timer);
 	else if (!qp->dying)
 		mod_timer(&qp->comp.retrans_timer, jiffies + t);
@@ -118,7 +130,9 @@ void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 	};
 	bool sig = qp->sq_sig_all || (wqe->wr.send_flags & IB_SEND_SIGNALED);
 
-	if (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC))
+	/* Counted while sent and unanswered (a rewind recounts). */
+	if ((wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+	    wqe->state == SROCE_WQE_SENT)
 		qp->req.rd_atomic -= !!qp->req.rd_atomic;
 	if (qp->req.wqe_index == qp->sq.index) {
 		/* Completed before the requester moved past it (errors). */
@@ -147,6 +161,15 @@ void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		sroce_qp_error(qp, 0);
 }
 
+/* Has @wqe been given its PSNs: sent, in part at least? */
+static bool sroce_wqe_has_psns(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
+{
+	return wqe->state == SROCE_WQE_SENT ||
+	       wqe->state == SROCE_WQE_RESEND ||
+	       (wqe->state == SROCE_WQE_POSTED && qp->req.offset &&
+		sroce_sq_copy(qp, qp->req.wqe_index) == wqe);
+}
+
 /* The oldest WQE not completed, or NULL. Only fetched WQEs count. */
 static struct sroce_send_wqe *sroce_comp_head(struct sroce_qp *qp)
 {
@@ -155,7 +178,32 @@ static struct sroce_send_wqe *sroce_comp_head(struct sroce_qp *qp)
 	return sroce_sq_copy(qp, qp->sq.index);
 }
 
-/* Complete WQEs that need no response: finished, failed, or acked by @psn. */
+/*
+ * Move the acknowledged point forward to just after @psn. A late ACK may
+ * cover packets that a rewind is sending again: the requester then skips
+ * forward to the new point instead of resending what has arrived.
+ */
+static void sroce_comp_ack_to(struct sroce_qp *qp, u32 psn)
+{
+	u32 next = sroce_psn_add(psn, 1);
+
+	if (sroce_psn_cmp(next, qp->comp.psn) > 0 &&
+	    sroce_psn_cmp(next, qp->req.psn_max) <= 0) {
+		qp->comp.psn = next;
+		qp->comp.gap_valid = false;
+		qp->comp.retry_left = qp->attr.retry_cnt;
+		qp->comp.rnr_left = qp->attr.rnr_retry;
+		if (sroce_psn_cmp(next, qp->req.psn) > 0)
+			qp->req.need_retry = true;
+	}
+}
+
+/*
+ * Complete WQEs that need no response: finished, failed, or acked by @psn.
+ * The acknowledged point moves past each WQE acked, whatever the caller
+ * does next, so that the requester never goes on from a PSN inside a
+ * message completed under it (one being sent again).
+ */
 static bool sroce_comp_done(struct sroce_qp *qp, bool have_psn, u32 psn)
 {
 	struct sroce_send_wqe *wqe;
@@ -164,9 +212,11 @@ static bool sroce_comp_done(struct sroce_qp *qp, bool have_psn, u32 psn)
 	while ((wqe = sroce_comp_head(qp))) {
 		if (wqe->state == SROCE_WQE_DONE) {
 			sroce_send_wqe_complete(qp, wqe, wqe->status);
-		} else if (have_psn && wqe->state == SROCE_WQE_SENT &&
+		} else if (have_psn && (wqe->state == SROCE_WQE_SENT ||
+					wqe->state == SROCE_WQE_RESEND) &&
 			   !(wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
 			   sroce_psn_cmp(wqe->last_psn, psn) <= 0) {
+			sroce_comp_ack_to(qp, wqe->last_psn);
 			sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
 		} else {
 			break;
@@ -176,20 +226,6 @@ static bool sroce_comp_done(struct sroce_qp *qp, bool have_psn, u32 psn)
 			break;
 	}
 	return progress;
-}
-
-/* Move the acknowledged point forward to just after @psn. */
-static void sroce_comp_ack_to(struct sroce_qp *qp, u32 psn)
-{
-	u32 next = sroce_psn_add(psn, 1);
-
-	if (sroce_psn_cmp(next, qp->comp.psn) > 0 &&
-	    sroce_psn_cmp(next, qp->req.psn) <= 0) {
-		qp->comp.psn = next;
-		qp->comp.gap_valid = false;
-		qp->comp.retry_left = qp->attr.retry_cnt;
-		qp->comp.rnr_left = qp->attr.rnr_retry;
-	}
 }
 
 static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
@@ -205,8 +241,9 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 		return;
 	}
 	qp->comp.retry_left--;
-	if (timeout)
-		sroce_count(sdev, SROCE_CNT_COMP_RETRY);
+	/* By cause: a timeout, or a NAK (sequence, or a response missing). */
+	sroce_count(sdev, timeout ? SROCE_CNT_COMP_RETRY :
+				    SROCE_CNT_RETRANS_NAK);
 	sroce_count(sdev, SROCE_CNT_RETRANSMITS);
 	qp->req.need_retry = true;
 }
@@ -270,6 +307,7 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		}
 		if (qp->comp.rnr_left != 7)	/* 7 means retry forever */
 			qp->comp.rnr_left--;
+		sroce_count(sdev, SROCE_CNT_RETRANS_RNR);
 		qp->req.need_retry = true;
 		qp->comp.rnr_wait = true;
 		if (!qp->dying)
@@ -287,7 +325,7 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
 		wqe = sroce_comp_head(qp);
 		/* Only the request the NAK names fails. */
-		if (wqe && wqe->state == SROCE_WQE_SENT &&
+		if (wqe && sroce_wqe_has_psns(qp, wqe) &&
 		    sroce_psn_cmp(psn, wqe->first_psn) >= 0 &&
 		    sroce_psn_cmp(psn, wqe->last_psn) <= 0)
 			sroce_send_wqe_complete(qp, wqe,
@@ -308,6 +346,11 @@ static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	/* Earlier sends and writes are acknowledged by this response. */
 	sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
 	wqe = sroce_comp_head(qp);
+	/*
+	 * Not while the request waits to be sent again (RESEND): its
+	 * answer then comes from the new request, which a response taken
+	 * now would move, and the responder restart, again and again.
+	 */
 	if (!wqe || wqe->state != SROCE_WQE_SENT ||
 	    sroce_psn_cmp(psn, wqe->first_psn) < 0 ||
 	    sroce_psn_cmp(psn, wqe->last_psn) > 0)
@@ -398,7 +441,7 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 		(*budget)--;
 		progress = true;
 		psn = pkt->psn;
-		if (sroce_psn_cmp(psn, qp->req.psn) >= 0) {
+		if (sroce_psn_cmp(psn, qp->req.psn_max) >= 0) {
 			/* A response to something never sent. */
 			kfree_skb(skb);
 			continue;
@@ -410,6 +453,13 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 		else if (pkt->flags & SROCE_F_AETH)
 			sroce_comp_aeth(qp, skb, psn);
 		kfree_skb(skb);
+		/*
+		 * Any response to what was sent shows a responder at work,
+		 * even one that acknowledges nothing new: a responder reads a
+		 * READ that resends from a gap only after the responses it is
+		 * streaming, and replays from there; timing out meanwhile
+		 * would only queue more replays behind it.
+		 */
 		sroce_comp_rearm(qp);
 	}
 
@@ -418,7 +468,7 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 		/* Responses waiting to be read: no loss, just slowness. */
 		if (!skb_queue_empty(&qp->resp_pkts))
 			sroce_comp_arm(qp);
-		else if (qp->comp.psn != qp->req.psn && sroce_comp_head(qp))
+		else if (qp->comp.psn != qp->req.psn_max && sroce_comp_head(qp))
 			sroce_comp_retry(qp, true);
 		progress = true;
 	}

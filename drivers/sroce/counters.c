@@ -26,6 +26,9 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RETRANSMITS].name		= "retransmits",
 	[SROCE_CNT_RCVD_DROPPED].name		= "rcvd_dropped",
 	[SROCE_CNT_RCVD_ICRC_ERR].name		= "rcvd_icrc_err",
+	/* Retransmissions by cause: completer_retry_err counts timeouts. */
+	[SROCE_CNT_RETRANS_NAK].name		= "retrans_nak",
+	[SROCE_CNT_RETRANS_RNR].name		= "retrans_rnr",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -115,14 +115,17 @@ bad_op:
 }
 
 /*
- * Start over from the oldest unacknowledged PSN (after a timeout or NAK):
- * every WQE from the oldest not completed up to the one being sent (that
- * one included if partly sent) goes out again; the first resumes at the
- * packet of that PSN.
+ * Start over from the oldest unacknowledged PSN (after a timeout or NAK,
+ * or forward, when a late ACK covers packets being sent again): every WQE
+ * from the oldest not completed up to the one being sent (that one
+ * included if partly sent) goes out again; the first resumes at the
+ * packet of that PSN. Those sent before keep their PSNs (RESEND), so an
+ * ACK that arrives for them meanwhile still completes them.
  */
 static void sroce_req_rewind(struct sroce_qp *qp)
 {
 	u32 i, end = qp->req.wqe_index, psn = qp->comp.psn;
+	u32 partial = qp->req.offset ? end : U32_MAX;
 	struct sroce_send_wqe *wqe;
 	bool first = true;
 
@@ -133,12 +136,16 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 	qp->req.offset = 0;
 	qp->req.rd_atomic = 0;
 	qp->req.noack = 0;
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		sroce_comp_restart(qp);
 	for (i = qp->sq.index; i != end; i = (i + 1) & qp->sq.index_mask) {
 		wqe = sroce_sq_copy(qp, i);
 		if (wqe->state == SROCE_WQE_DONE)
 			continue;
-		wqe->state = SROCE_WQE_POSTED;
-		if (first && sroce_psn_cmp(psn, wqe->first_psn) > 0) {
+		if (wqe->state == SROCE_WQE_SENT || i == partial)
+			wqe->state = SROCE_WQE_RESEND;
+		if (first && wqe->state == SROCE_WQE_RESEND &&
+		    sroce_psn_cmp(psn, wqe->first_psn) > 0) {
 			/* Partly acknowledged: resume at that PSN. */
 			qp->req.offset = (psn - wqe->first_psn) &
 					 SROCE_PSN_MASK;
@@ -153,6 +160,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.wqe_index = qp->sq.index;
 	qp->req.fetched = qp->sq.index;
 	qp->req.psn = qp->attr.sq_psn;
+	qp->req.psn_max = qp->attr.sq_psn;
 	qp->req.offset = 0;
 	qp->req.noack = 0;
 	qp->req.rd_atomic = 0;
@@ -288,18 +296,22 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	}
 	memset(p + payload, 0, pad);
 
+	/* -EAGAIN: dropped on the way out (a full qdisc); sent again soon. */
 	err = sroce_xmit(sdev, &qp->av, qp->src_port, skb);
-	if (err && err != -EAGAIN)
+	if (err)
 		return err;
-	/* -EAGAIN: dropped on the way out; the retry timer recovers it. */
 
-	if (first)
+	if (first) {
+		/* All its PSNs: an ACK may complete it even while resent. */
 		wqe->first_psn = qp->req.psn;
-	qp->req.offset += payload;
-	if (last) {
 		wqe->last_psn = sroce_psn_add(qp->req.psn, span - 1);
-		qp->req.offset = 0;
+		if (wqe->mask & (SROCE_F_SEND | SROCE_F_WRITE) && len)
+			wqe->last_psn = sroce_psn_add(qp->req.psn,
+					DIV_ROUND_UP(len, qp->mtu) - 1);
 	}
+	qp->req.offset += payload;
+	if (last)
+		qp->req.offset = 0;
 	return span;
 }
 
@@ -455,6 +467,17 @@ static bool sroce_req_step(struct sroce_qp *qp)
 		return false;
 
 	span = sroce_req_packet(qp, wqe);
+	if (span == -EAGAIN) {
+		/*
+		 * Not sent, nothing advanced: try again in a jiffy, not after
+		 * a whole ACK timeout (the wait shares the RNR timer: no RNR
+		 * wait can be running, or we would not be sending).
+		 */
+		qp->comp.rnr_wait = true;
+		if (!qp->dying)
+			mod_timer(&qp->comp.rnr_timer, jiffies + 1);
+		return false;
+	}
 	if (span < 0) {
 		wqe->status = span == -EFAULT ? IB_WC_LOC_PROT_ERR :
 						IB_WC_LOC_QP_OP_ERR;
@@ -472,6 +495,8 @@ static bool sroce_req_step(struct sroce_qp *qp)
 		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
 	}
 	qp->req.psn = sroce_psn_add(qp->req.psn, span);
+	if (sroce_psn_cmp(qp->req.psn, qp->req.psn_max) > 0)
+		qp->req.psn_max = qp->req.psn;
 	if (rc)
 		sroce_comp_arm(qp);
 	return true;

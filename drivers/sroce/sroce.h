@@ -157,6 +157,8 @@ struct sroce_res {
 enum sroce_wqe_state {
 	SROCE_WQE_POSTED,	/* copied, to be sent */
 	SROCE_WQE_SENT,		/* all sent; waiting for the ACK/response */
+	SROCE_WQE_RESEND,	/* sent before a rewind (its PSNs are known),
+				 * to be sent again unless an ACK comes first */
 	SROCE_WQE_DONE,		/* finished: complete when at the head */
 };
 
@@ -202,6 +204,7 @@ struct sroce_qp {
 		u32	fetched;	/* next ring index to copy */
 		u32	wqe_index;	/* next WQE to send (or resume) */
 		u32	psn;		/* next PSN */
+		u32	psn_max;	/* the PSN after the newest ever sent */
 		u32	offset;		/* bytes of that WQE already sent */
 		u32	noack;		/* packets since the last AckReq */
 		u32	rd_atomic;	/* reads/atomics outstanding */
@@ -371,6 +374,7 @@ bool sroce_completer(struct sroce_qp *qp, int *budget);
 bool sroce_responder(struct sroce_qp *qp, int *budget);
 void sroce_comp_timers_init(struct sroce_qp *qp);
 void sroce_comp_arm(struct sroce_qp *qp);
+void sroce_comp_restart(struct sroce_qp *qp);
 void sroce_req_reset(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,

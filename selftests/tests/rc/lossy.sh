@@ -14,8 +14,13 @@ rc=0
 timeout 600 rc_data integrity sroce_a "$ga" sroce_b "$gb" 2 60 7 > out.log 2>&1 || rc=$?
 grep -v "^ok " out.log || true
 [ $rc = 0 ] || fail "rc_data over a lossy link: exit $rc"
-rt=$(($(cat /sys/class/infiniband/sroce_a/ports/1/hw_counters/retransmits) +
-      $(cat /sys/class/infiniband/sroce_b/ports/1/hw_counters/retransmits)))
-log "retransmissions: $rt"
+c() {
+	echo $(($(cat /sys/class/infiniband/sroce_a/ports/1/hw_counters/$1) +
+		$(cat /sys/class/infiniband/sroce_b/ports/1/hw_counters/$1)))
+}
+rt=$(c retransmits) to=$(c completer_retry_err) nak=$(c retrans_nak)
+log "retransmissions: $rt (timeouts $to, NAKs $nak, RNR $(c retrans_rnr))"
 [ "$rt" -gt 0 ] || fail "no retransmission on a lossy link?"
+# Every retransmission has its cause counted.
+assert_eq "$((to + nak))" "$rt" "timeouts + NAK-started retransmissions"
 pass
