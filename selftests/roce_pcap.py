@@ -88,11 +88,14 @@ def ip_udp(frame):
     else:
         return None
     sport, dport, ulen = struct.unpack(">HHH", frame[u:u + 6])
-    return src, dst, sport, dport, frame[u + 8:u + ulen]
+    # the capture may hold only the headers (vm2.sh's maxlen): the UDP
+    # length, not the bytes captured, gives the payload's
+    return src, dst, sport, dport, ulen - 8, frame[u + 8:u + ulen]
 
 
-def bth(p):
-    """the BTH and extension headers of UDP payload p, as a dict"""
+def bth(p, plen):
+    """the BTH and extension headers of UDP payload p (plen bytes long, maybe
+    fewer captured), as a dict"""
     if len(p) < 16:
         return None
     op, flags = p[0], p[1]
@@ -119,7 +122,7 @@ def bth(p):
             o += 4
         if op < 0x20 and low in IETH:
             o += 4
-    d["len"] = len(p) - o - d["pad"] - 4
+    d["len"] = plen - o - d["pad"] - 4
     return d
 
 
@@ -167,13 +170,13 @@ def main():
         x = ip_udp(fr)
         if not x:
             continue
-        src, dst, sport, dport, pl = x
+        src, dst, sport, dport, plen, pl = x
         if dport == 9 and pl.startswith(b"SROCE-MARK"):
             sections.append([pl.decode(errors="replace").strip()[11:], []])
             continue
         if dport != 4791:
             continue
-        b = bth(pl)
+        b = bth(pl, plen)
         if b:
             sections[-1][1].append((t, src, dst, b))
 

@@ -11,10 +11,13 @@
 #               [--tests GLOB[,GLOB...] (2host/*)] [--timeout TOTAL_S (5400)]
 #               [--test-timeout PER_TEST_S (2400)] [--mem MB (1024)]
 #               [--smp N (1)] [--append "KERNEL PARAMS"] [--log DIR (build/vm2)]
+#               [--pcap-full]
 #
 # Never load sroce and rdma_rxe in one kernel (rxe oopses on sroce's device,
 # they share the driver id): each VM loads only its own.
-# The segment is captured from A's NIC, both directions, into DIR/seg.pcap;
+# The segment is captured from A's NIC, both directions, into DIR/seg.pcap,
+# the first 192 bytes of each frame (all RoCE headers; a 64 KiB perftest
+# run would write 300 MB whole), whole frames with --pcap-full;
 # selftests/roce_pcap.py summarises it into DIR/roce.txt.
 # Output: each VM's TAP, lines prefixed "a/" or "b/", then
 # "P passed, F failed, S skipped" over both. Exit 0 if nothing failed, 1 on
@@ -33,6 +36,7 @@ TOTAL=5400 TEST_TIMEOUT=2400 MEM=1024 APPEND="" LOGDIR=$REPO/build/vm2
 # One vCPU each: two VMs with two vCPUs would be four TCG threads on a
 # two-core host, and a starved vCPU holds its peer's packets for tens of ms.
 SMP=1
+SNAPLEN=192
 QEMU=${QEMU:-qemu-system-x86_64}
 
 while (($#)); do
@@ -49,6 +53,7 @@ while (($#)); do
 	--smp) SMP=${2:?}; shift 2 ;;
 	--append) APPEND=${2:?}; shift 2 ;;
 	--log) LOGDIR=${2:?}; shift 2 ;;
+	--pcap-full) SNAPLEN=65536; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "vm2.sh: unknown argument: $1" >&2; usage ;;
 	esac
@@ -118,7 +123,7 @@ qemu_cmd() {
 		-device "virtio-net-pci,netdev=seg,mac=$mac")
 	# One capture holds both directions; B's would repeat it.
 	[[ $role == a ]] &&
-		QCMD+=(-object "filter-dump,id=dump,netdev=seg,file=$LOGDIR/seg.pcap,maxlen=65536")
+		QCMD+=(-object "filter-dump,id=dump,netdev=seg,file=$LOGDIR/seg.pcap,maxlen=$SNAPLEN")
 	return 0
 }
 
@@ -150,7 +155,7 @@ for r in a b; do
 	q=$QA
 	[[ $r == b ]] && q=$QB
 	tail -n +1 -s 0.5 -F --pid="$q" "$LOGDIR/$r/results.tap" 2>/dev/null |
-		tr -d '\r' | sed -u "s#^#$r/#" &
+		sed -u "s#\r##; s#^#$r/#" &
 	PIDS+=("$!")
 done
 RA=0 RB=0
