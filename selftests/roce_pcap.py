@@ -4,7 +4,14 @@
 # Summarise the RoCEv2 traffic of a pcap (the segment capture of
 # selftests/vm2.sh); python3 stdlib only, as the host has no tshark.
 #
-#   roce_pcap.py FILE.pcap [--context N] [--max-naks N] [--dump]
+#   roce_pcap.py A.pcap [--peer-pcap B.pcap] [--ip IP --peer-ip IP]
+#                [--context N] [--max-naks N] [--dump]
+#
+# A.pcap is the capture on the NIC of --ip (default 192.0.2.1), B.pcap on
+# that of --peer-ip (192.0.2.2). With both, each sender's packets are
+# counted as sent in its own capture and as received in the other's: lost on
+# the segment, and arrived more than once (retransmissions that were not
+# needed: the first copy had arrived).
 #
 # The capture is split into sections at the marker datagrams the two-host
 # tests send (UDP to port 9, "SROCE-MARK TEST STEP start|done ..."). Per
@@ -160,11 +167,24 @@ def main():
     ap.add_argument("--context", type=int, default=40)
     ap.add_argument("--max-naks", type=int, default=4)
     ap.add_argument("--dump", action="store_true")
+    ap.add_argument("--peer-pcap")
+    ap.add_argument("--ip", default="192.0.2.1")
+    ap.add_argument("--peer-ip", default="192.0.2.2")
     a = ap.parse_args()
 
+    t0, sections = read_sections(a.pcap)
+    peer = {}
+    if a.peer_pcap:
+        _, ps = read_sections(a.peer_pcap)
+        peer = {n: pk for n, pk in ps}
+    analyse(a, t0, sections, peer)
+
+
+def read_sections(path):
+    """(time of the first frame, [[marker text, [(t, src, dst, bth)...]]...])"""
     sections = [["(before the first marker)", []]]
     t0 = None
-    for t, fr in packets(a.pcap):
+    for t, fr in packets(path):
         if t0 is None:
             t0 = t
         x = ip_udp(fr)
@@ -179,7 +199,20 @@ def main():
         b = bth(pl, plen)
         if b:
             sections[-1][1].append((t, src, dst, b))
+    return t0 or 0, sections
 
+
+def requests(pk, src):
+    """Counter of (dst, qpn, psn) of the RC requests sent by src"""
+    c = Counter()
+    for t, s, d, b in pk:
+        if s == src and b["op"] < 0x20 and (b["op"] & 0x1f) not in RESPONSES:
+            c[(d, b["dqpn"], b["psn"])] += 1
+    return c
+
+
+def analyse(a, t0, sections, peer):
+    tot = defaultdict(Counter)
     tot_req = Counter()
     tot_dup = Counter()
     tot_nak = Counter()
@@ -212,6 +245,23 @@ def main():
                   (s, req[s], dup[s], 100.0 * dup[s] / req[s]))
             tot_req[s] += req[s]
             tot_dup[s] += dup[s]
+        # each sender as seen by the other side
+        pp = peer.get(name)
+        for s, me in ((a.ip, pk), (a.peer_ip, pp)):
+            other = pp if me is pk else pk
+            if me is None or other is None or not req[s]:
+                continue
+            sent = requests(me, s)
+            got = requests(other, s)
+            lost = sum(max(0, n - got[k]) for k, n in sent.items())
+            twice = sum(n - 1 for n in got.values() if n > 1)
+            extra = sum(n - 1 for n in sent.values() if n > 1)
+            print("   %s as sent: %d requests, %d repeated; lost on the segment %d;"
+                  " arrived more than once %d" % (s, sum(sent.values()), extra, lost, twice))
+            tot[s]["sent"] += sum(sent.values())
+            tot[s]["repeated"] += extra
+            tot[s]["lost"] += lost
+            tot[s]["twice"] += twice
         for (s, o), n in sorted(dupop.items()):
             print("     repeated %s from %s: %d" % (o, s, n))
         for j, i in enumerate(naks):
@@ -228,6 +278,11 @@ def main():
     for s in sorted(tot_req):
         print("sender %s: %d RC request packets, %d repeated (dst, qpn, psn): %.2f%%" %
               (s, tot_req[s], tot_dup[s], 100.0 * tot_dup[s] / max(1, tot_req[s])))
+    for s, c in sorted(tot.items()):
+        print("sender %s, both captures: %d sent, %d repeated (%.2f%%), %d lost on the"
+              " segment, %d arrived more than once (%.2f%%)" %
+              (s, c["sent"], c["repeated"], 100.0 * c["repeated"] / max(1, c["sent"]),
+               c["lost"], c["twice"], 100.0 * c["twice"] / max(1, c["sent"])))
     for (s, k), n in sorted(tot_nak.items()):
         print("sender %s: %d x %s" % (s, n, k))
 
