@@ -168,6 +168,8 @@ def main():
     ap.add_argument("--max-naks", type=int, default=4)
     ap.add_argument("--dump", action="store_true")
     ap.add_argument("--peer-pcap")
+    ap.add_argument("--ack-timeout-ms", type=int, default=67,
+                    help="the requester's local ACK timeout (perftest's, 14: 67 ms)")
     ap.add_argument("--ip", default="192.0.2.1")
     ap.add_argument("--peer-ip", default="192.0.2.2")
     a = ap.parse_args()
@@ -209,6 +211,35 @@ def requests(pk, src):
         if s == src and b["op"] < 0x20 and (b["op"] & 0x1f) not in RESPONSES:
             c[(d, b["dqpn"], b["psn"])] += 1
     return c
+
+
+def bursts(pk, src, tmo):
+    """(retransmission bursts of src, those that start less than tmo s after
+    the first copy of their first PSN): go-back-N from a PSN sent once
+    already. With a retransmit timer restarted on each ACK that makes
+    progress, a burst starts tmo after the packet's first copy at the
+    earliest (as the sender's NIC sees it)."""
+    first = {}
+    top = None
+    n = early = 0
+    prev = None
+    for t, s, d, b in pk:
+        if s != src or b["op"] >= 0x20 or (b["op"] & 0x1f) in RESPONSES:
+            continue
+        k = (d, b["dqpn"])
+        p = b["psn"]
+        if top is not None and k == top[0] and ((p - top[1]) & 0xffffff) >= 0x800000:
+            # p is at or before the highest PSN sent: a retransmission
+            if prev is None or prev != (k, (p - 1) & 0xffffff):
+                n += 1
+                if t - first.get((k, p), t) < tmo:
+                    early += 1
+            prev = (k, p)
+            continue
+        prev = None
+        top = (k, p)
+        first[(k, p)] = t
+    return n, early
 
 
 def analyse(a, t0, sections, peer):
@@ -258,6 +289,11 @@ def analyse(a, t0, sections, peer):
             extra = sum(n - 1 for n in sent.values() if n > 1)
             print("   %s as sent: %d requests, %d repeated; lost on the segment %d;"
                   " arrived more than once %d" % (s, sum(sent.values()), extra, lost, twice))
+            nb, early = bursts(me, s, a.ack_timeout_ms / 1000.0)
+            print("   %s: %d retransmission bursts, %d starting less than %d ms after"
+                  " their first PSN's first copy" % (s, nb, early, a.ack_timeout_ms))
+            tot[s]["bursts"] += nb
+            tot[s]["early"] += early
             tot[s]["sent"] += sum(sent.values())
             tot[s]["repeated"] += extra
             tot[s]["lost"] += lost
@@ -283,6 +319,9 @@ def analyse(a, t0, sections, peer):
               " segment, %d arrived more than once (%.2f%%)" %
               (s, c["sent"], c["repeated"], 100.0 * c["repeated"] / max(1, c["sent"]),
                c["lost"], c["twice"], 100.0 * c["twice"] / max(1, c["sent"])))
+        if c["bursts"]:
+            print("sender %s: %d retransmission bursts, %d starting less than %d ms after"
+                  " their first PSN's first copy" % (s, c["bursts"], c["early"], a.ack_timeout_ms))
     for (s, k), n in sorted(tot_nak.items()):
         print("sender %s: %d x %s" % (s, n, k))
 
