@@ -5,6 +5,8 @@
 #   make            build drivers/sroce/sroce.ko against KDIR
 #   make run        build, boot a VM, bring up sroce devices, run RDMA tools
 #   make check      the whole test suite (T=<glob> for a subset)
+#   make check2     the two-host tests: sroce against sroce and against rdma_rxe
+#                   in two VMs (MTU=9000, PAIRS="sroce:rxe", T=2host/<glob>)
 #   make bench      sroce against rdma_rxe, side by side (ROUNDS=N)
 #   make fuzz       fuzz the packet checks in user space (FUZZ_RUNS=N)
 #   make sparse     build under sparse, failing on any warning
@@ -33,7 +35,7 @@ KO := drivers/sroce/sroce.ko
 PROBED := drivers/sroce/compat_probed.h
 T ?= *
 
-.PHONY: all modules probe clean deps check run bench sparse install fuzz
+.PHONY: all modules probe clean deps check check2 run bench sparse install fuzz
 
 all: modules
 
@@ -80,6 +82,12 @@ deps:
 check:
 	selftests/deps.sh
 	selftests/check.sh $(if $(KVER),--kernels "$(KVER)") --tests '$(T)'
+
+check2:
+	selftests/deps.sh
+	selftests/check.sh --two-host --kernels "$(or $(KVER),6.1)" \
+		$(if $(MTU),--mtu $(MTU)) $(if $(PAIRS),--pairs "$(PAIRS)") \
+		$(if $(filter-out *,$(T)),--tests '$(T)')
 
 run:
 	selftests/deps.sh

@@ -8,6 +8,13 @@
 # over all kernels. Exit status non-zero if anything failed or a VM died.
 #
 #   selftests/check.sh [--kernels "6.1 6.12 7.2 debug"] [--tests GLOB] [--mode check|run]
+#   selftests/check.sh --two-host [--kernels KVER] [--pairs "sroce:sroce sroce:rxe"]
+#                      [--mtu BYTES] [--tests GLOB]
+#
+# --two-host (make check2) runs the two-host tests (selftests/tests-2host)
+# on the first kernel only, in two VMs (selftests/vm2.sh) per pairing A:B of
+# drivers; each test runs its server in either VM in turn, so sroce:rxe
+# covers sroce as client of rxe and rxe as client of sroce.
 #
 # By default 6.1 (Debian bookworm) runs the whole suite; 6.12 and 7.2, which
 # selftests/kernels.sh fetches, run the tests in $OTHER_TESTS, a subset that
@@ -23,8 +30,14 @@ cd "$top"
 kernels="6.1 6.12 7.2 debug"
 tests=""
 mode=check
+two_host=0
+pairs="sroce:sroce sroce:rxe"
+mtu=1500
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--two-host) two_host=1; shift ;;
+	--pairs) pairs=$2; shift 2 ;;
+	--mtu) mtu=$2; shift 2 ;;
 	--kernels) kernels=$2; shift 2 ;;
 	--tests) tests=$2; shift 2 ;;
 	--mode) mode=$2; shift 2 ;;
@@ -161,6 +174,44 @@ kernel_env() {
 	e=$(selftests/kernels.sh env "$1" 2>"$log") || { tail -20 "$log"; return 1; }
 	eval "$e"
 }
+
+# two_host_tests: each pairing in its own pair of VMs; logs in
+# build/vm2-KVER-A-B[-mtuN]; the pcap summary in its roce.txt
+two_host_tests() {
+	local p a b rc=0 r t0 log extra=()
+	for p in "$build"/progs/*; do
+		[ -x "$p" ] && extra+=(--extra-bin "$p")
+	done
+	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
+		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
+		--tests2 "$top/selftests/tests-2host" \
+		--out "$build/initramfs2.cpio.gz" "${extra[@]}" >"$build/mkinitramfs2.log" 2>&1 ||
+		{ cat "$build/mkinitramfs2.log"; return 2; }
+	for p in $pairs; do
+		a=${p%%:*} b=${p#*:}
+		log=$build/vm2-$kver-$a-$b
+		[ "$mtu" = 1500 ] || log+=-mtu$mtu
+		echo "# pairing a=$a b=$b, MTU $mtu: logs in $log"
+		t0=$(date +%s)
+		r=0
+		selftests/vm2.sh --kernel "$VMLINUZ" --initrd "$build/initramfs2.cpio.gz" \
+			--a "$a" --b "$b" --mtu "$mtu" --tests "${tests:-2host/*}" \
+			--log "$log" "${VM_OPTS[@]}" || r=$?
+		echo "# pairing a=$a b=$b: exit $r in $(( $(date +%s) - t0 )) s"
+		[ $r = 0 ] || rc=1
+	done
+	return $rc
+}
+
+if [ "$two_host" = 1 ]; then
+	kver=${kernels%% *}
+	kernel_env "$kver" || exit 1
+	VM_OPTS=()
+	kmake -s modules || exit 1
+	build_progs || exit 1
+	two_host_tests
+	exit $?
+fi
 
 if [ "$mode" = run ]; then
 	kver=${kernels%% *}

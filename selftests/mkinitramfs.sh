@@ -6,7 +6,11 @@
 # and our own module(s), plus the selftests and selftests/init as /init.
 #
 # Usage: mkinitramfs.sh --kver KVER [--modroot DIR] --ko PATH/sroce.ko [--ko more.ko]
-#                       [--tests DIR] --out FILE.cpio.gz [--extra-bin PATH]...
+#                       [--tests DIR] [--tests2 DIR] --out FILE.cpio.gz [--extra-bin PATH]...
+#
+# --tests2 adds the two-host tests (selftests/tests-2host) as /tests/2host,
+# for selftests/vm2.sh; the one-VM image leaves them out, where they could
+# only fail.
 set -euo pipefail
 trap 'echo "mkinitramfs: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
@@ -22,6 +26,7 @@ die() { echo "mkinitramfs: $*" >&2; exit 1; }
 KVER=""
 MODROOT="/"
 TESTS="$SELF_DIR/tests"
+TESTS2=""
 OUT=""
 KOS=()
 EXTRA_BINS=()
@@ -32,6 +37,7 @@ while (($#)); do
 	--modroot) MODROOT=${2:?}; shift 2 ;;
 	--ko) KOS+=("${2:?}"); shift 2 ;;
 	--tests) TESTS=${2:?}; shift 2 ;;
+	--tests2) TESTS2=${2:?}; shift 2 ;;
 	--out) OUT=${2:?}; shift 2 ;;
 	--extra-bin) EXTRA_BINS+=("${2:?}"); shift 2 ;;
 	-h|--help) usage 0 ;;
@@ -275,6 +281,11 @@ depmod -b "$ST" "$KVER"
 
 # --- tests and init --------------------------------------------------------------
 cp -r "$TESTS/." "$ST/tests/"
+if [[ -n $TESTS2 ]]; then
+	[[ -d $TESTS2 ]] || die "two-host tests directory not found: $TESTS2"
+	mkdir -p "$ST/tests/2host"
+	cp -r "$TESTS2/." "$ST/tests/2host/"
+fi
 cp "$SELF_DIR/lib.sh" "$ST/tests/lib.sh"
 install -m 755 "$SELF_DIR/init" "$ST/init"
 

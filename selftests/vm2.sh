@@ -1,0 +1,231 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two QEMU (TCG) VMs, same kernel and initramfs (built with mkinitramfs.sh
+# --tests2), joined by one Ethernet segment on a second NIC: the two-host
+# tests (selftests/tests-2host) run in both, each side with its own RDMA
+# driver. Role a is 192.0.2.1/24 2001:db8::1/64, role b .2 and ::2.
+#
+# Usage: vm2.sh --kernel VMLINUZ --initrd FILE.cpio.gz [--a sroce|rxe (sroce)]
+#               [--b sroce|rxe (sroce)] [--mtu BYTES (1500)]
+#               [--tests GLOB[,GLOB...] (2host/*)] [--timeout TOTAL_S (5400)]
+#               [--test-timeout PER_TEST_S (2400)] [--mem MB (1024)]
+#               [--smp N (1)] [--append "KERNEL PARAMS"] [--log DIR (build/vm2)]
+#               [--pcap-full] [--link stream|dgram (stream)]
+#
+# Never load sroce and rdma_rxe in one kernel (rxe oopses on sroce's device,
+# they share the driver id): each VM loads only its own.
+# The segment is captured on each VM's NIC, both directions, into
+# DIR/a.pcap and DIR/b.pcap, the first 192 bytes of each frame (all RoCE
+# headers; a 64 KiB perftest run would write 300 MB whole), whole frames
+# with --pcap-full; selftests/roce_pcap.py summarises them into DIR/roce.txt
+# (each sender's packets as sent, from its own capture, against those that
+# arrived, from the other's).
+# Output: each VM's TAP, lines prefixed "a/" or "b/", then
+# "P passed, F failed, S skipped" over both. Exit 0 if nothing failed, 1 on
+# failures or kernel splats, 2 if a VM died or timed out.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+usage() {
+	sed -n '3,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2
+	exit "${1:-2}"
+}
+
+LINK=stream
+KERNEL="" INITRD="" DRV_A=sroce DRV_B=sroce MTU=1500 TESTS='2host/*'
+TOTAL=5400 TEST_TIMEOUT=2400 MEM=1024 APPEND="" LOGDIR=$REPO/build/vm2
+# One vCPU each: two VMs with two vCPUs would be four TCG threads on a
+# two-core host, and a starved vCPU holds its peer's packets for tens of ms.
+SMP=1
+SNAPLEN=192
+QEMU=${QEMU:-qemu-system-x86_64}
+
+while (($#)); do
+	case $1 in
+	--kernel) KERNEL=${2:?}; shift 2 ;;
+	--initrd) INITRD=${2:?}; shift 2 ;;
+	--a) DRV_A=${2:?}; shift 2 ;;
+	--b) DRV_B=${2:?}; shift 2 ;;
+	--mtu) MTU=${2:?}; shift 2 ;;
+	--tests) TESTS=${2:?}; shift 2 ;;
+	--timeout) TOTAL=${2:?}; shift 2 ;;
+	--test-timeout) TEST_TIMEOUT=${2:?}; shift 2 ;;
+	--mem) MEM=${2:?}; shift 2 ;;
+	--smp) SMP=${2:?}; shift 2 ;;
+	--append) APPEND=${2:?}; shift 2 ;;
+	--log) LOGDIR=${2:?}; shift 2 ;;
+	--pcap-full) SNAPLEN=65536; shift ;;
+	--link) LINK=${2:?}; shift 2 ;;
+	-h|--help) usage 0 ;;
+	*) echo "vm2.sh: unknown argument: $1" >&2; usage ;;
+	esac
+done
+
+die() { echo "vm2.sh: $*" >&2; exit 2; }
+[[ -f $KERNEL ]] || die "--kernel: no such file: '$KERNEL'"
+[[ -f $INITRD ]] || die "--initrd: no such file: '$INITRD'"
+[[ $DRV_A =~ ^(sroce|rxe)$ && $DRV_B =~ ^(sroce|rxe)$ ]] || die "--a/--b must be sroce or rxe"
+[[ $LINK =~ ^(stream|dgram)$ ]] || die "--link must be stream or dgram"
+[[ $MTU =~ ^[0-9]+$ ]] && ((MTU >= 1280 && MTU <= 9000)) || die "--mtu must be 1280..9000"
+[[ $TESTS =~ ^[^[:space:]\"]+$ ]] || die "--tests must not contain spaces or quotes"
+[[ $TOTAL =~ ^[0-9]+$ && $TEST_TIMEOUT =~ ^[0-9]+$ ]] || die "timeouts must be numbers"
+[[ $MEM =~ ^[0-9]+$ && $SMP =~ ^[0-9]+$ ]] || die "--mem/--smp must be numbers"
+command -v "$QEMU" >/dev/null || die "$QEMU not found"
+
+mkdir -p "$LOGDIR"/{a,b}
+rm -f "$LOGDIR"/{a,b}/{console.log,results.tap,qemu.log} "$LOGDIR"/{a,b,seg}.pcap "$LOGDIR/roce.txt"
+
+# The segment, --link:
+# stream (default): QEMU's "stream" netdev, one TCP connection on 127.0.0.1,
+#   A listening. TCP pushes back: a VM that reads slowly stalls its peer's
+#   transmit queue, as a lossless (PFC) fabric would, instead of losing
+#   frames. A must listen before B starts (bounded wait).
+# dgram: each VM sends its frames as UDP datagrams to the other's socket; no
+#   start order, but lossy: a VM that falls behind overflows its socket's
+#   receive buffer (212 KB by default, about 90 frames; the host counts them
+#   in /proc/net/snmp Udp RcvbufErrors). Measured: 10-20 % of the frames
+#   lost while one VM floods the other under TCG.
+# Two free ports: bind-test candidates from a random base.
+free_udp_pair() {
+	python3 - <<'EOF'
+import random, socket
+for _ in range(200):
+    p = random.randrange(20000, 60000, 2)
+    try:
+        ss = []
+        for q in (p, p + 1):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind(("127.0.0.1", q))
+            ss.append(s)
+        print(p, p + 1)
+        break
+    except OSError:
+        pass
+EOF
+}
+read -r PORT_A PORT_B < <(free_udp_pair)
+[[ -n ${PORT_B:-} ]] || die "no free UDP port pair on 127.0.0.1"
+
+SPLAT_RE='WARNING:|BUG:|BUG |Oops|general protection fault|kernel BUG|UBSAN|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|lockdep|refcount_t:|list_add corruption|list_del corruption|list corruption|soft lockup|hung_task|blocked for more than|Call Trace:|RIP:|unregister_netdevice: waiting for|Kernel panic|ODEBUG:'
+KLINE_RE="\\[ *[0-9]+\\.[0-9]+\\] .*($SPLAT_RE)"
+USER_FAULT_RE='traps: [^ ]+\[[0-9]+\] '
+NOT_SPLAT_RE='RCU lockdep checking is enabled'
+
+# qemu_cmd ROLE DRIVER PEER LOCALPORT REMOTEPORT MAC: into QCMD
+qemu_cmd() {
+	local role=$1 drv=$2 peer=$3 lport=$4 rport=$5 mac=$6 d=$LOGDIR/$1 cmdline
+	cmdline="console=ttyS0 panic=-1 loglevel=5 printk.time=1 log_buf_len=4M rdinit=/init"
+	cmdline+=" acpi=noirq net.ifnames=0"	# see vm.sh
+	cmdline+=" sroce_harness.mode=check sroce_harness.tests=$TESTS"
+	cmdline+=" sroce_harness.timeout=$TEST_TIMEOUT"
+	cmdline+=" sroce_harness.role=$role sroce_harness.driver=$drv sroce_harness.peer=$peer"
+	cmdline+=" sroce_harness.mtu=$MTU sroce_harness.segmac=$mac"
+	[[ -n $APPEND ]] && cmdline+=" $APPEND"
+	QCMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$SMP" -m "$MEM"
+		-nodefaults -display none -no-reboot -monitor none
+		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
+		-serial "file:$d/console.log" -serial "file:$d/results.tap"
+		# eth0 as in vm.sh: a NIC whose packets go nowhere
+		-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0
+		-device "virtio-net-pci,netdev=seg,mac=$mac"
+		# each side's: where a frame went missing shows
+		-object "filter-dump,id=dump,netdev=seg,file=$LOGDIR/$role.pcap,maxlen=$SNAPLEN")
+	if [[ $LINK == dgram ]]; then
+		QCMD+=(-netdev "dgram,id=seg,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport")
+	elif [[ $role == a ]]; then
+		QCMD+=(-netdev "stream,id=seg,server=on,addr.type=inet,addr.host=127.0.0.1,addr.port=$lport")
+	else
+		QCMD+=(-netdev "stream,id=seg,server=off,addr.type=inet,addr.host=127.0.0.1,addr.port=$rport")
+	fi
+	return 0
+}
+
+echo "vm2.sh: $(basename "$KERNEL"), a=$DRV_A b=$DRV_B mtu=$MTU tests=$TESTS," \
+	"timeout ${TOTAL}s; logs in $LOGDIR"
+START=$(date +%s)
+PIDS=()
+# shellcheck disable=SC2317  # called from the EXIT trap
+stop() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+
+qemu_cmd a "$DRV_A" "$DRV_B" "$PORT_A" "$PORT_B" 52:54:00:00:02:0a
+: >"$LOGDIR/a/results.tap"
+timeout -k 10 "$TOTAL" "${QCMD[@]}" </dev/null >"$LOGDIR/a/qemu.log" 2>&1 &
+QA=$!
+PIDS+=("$QA")
+if [[ $LINK == stream ]]; then
+	# B connects once: wait (bounded) for A's listening socket
+	for ((i = 0; i < 100; i++)); do
+		ss -Hltn "sport = :$PORT_A" 2>/dev/null | grep -q . && break
+		kill -0 "$QA" 2>/dev/null || break
+		sleep 0.1
+	done
+	((i < 100)) && kill -0 "$QA" 2>/dev/null || die "VM a does not listen on 127.0.0.1:$PORT_A"
+fi
+qemu_cmd b "$DRV_B" "$DRV_A" "$PORT_B" "$PORT_A" 52:54:00:00:02:0b
+: >"$LOGDIR/b/results.tap"
+timeout -k 10 "$TOTAL" "${QCMD[@]}" </dev/null >"$LOGDIR/b/qemu.log" 2>&1 &
+QB=$!
+PIDS+=("$QB")
+
+# live progress, each line with its VM's prefix
+for r in a b; do
+	q=$QA
+	[[ $r == b ]] && q=$QB
+	tail -n +1 -s 0.5 -F --pid="$q" "$LOGDIR/$r/results.tap" 2>/dev/null |
+		sed -u "s#\r##; s#^#$r/#" &
+	PIDS+=("$!")
+done
+RA=0 RB=0
+wait "$QA" || RA=$?
+wait "$QB" || RB=$?
+sleep 1
+echo "vm2.sh: qemu exited with status a=$RA b=$RB after $(($(date +%s) - START))s"
+
+RC=0 P=0 F=0 S=0
+for r in a b; do
+	d=$LOGDIR/$r
+	touch "$d/console.log"
+	if ! tr -d '\r' <"$d/results.tap" | grep -q '^# SROCE-HARNESS-END'; then
+		echo "---- $r: last 60 lines of $d/console.log ----"
+		tail -n 60 "$d/console.log" | tr -d '\r' | sed "s#^#$r/#"
+		echo "vm2.sh: VM $r died or timed out"
+		RC=2
+		continue
+	fi
+	if tr -d '\r' <"$d/console.log" | grep -vE "$USER_FAULT_RE|$NOT_SPLAT_RE" | grep -qE "$KLINE_RE"; then
+		echo "---- $r: kernel splat on the console ----"
+		tr -d '\r' <"$d/console.log" | grep -vE "$USER_FAULT_RE|$NOT_SPLAT_RE" |
+			grep -nE -B 2 -A 20 "$KLINE_RE" | head -n 100 | sed "s#^#$r/#"
+		((RC)) || RC=1
+	fi
+	if tr -d '\r' <"$d/results.tap" | grep -q '^# NO-TESTS-MATCHED'; then
+		echo "vm2.sh: $r: no test matched --tests '$TESTS'"
+		((RC)) || RC=1
+	fi
+	res=$(tr -d '\r' <"$d/results.tap" |
+		sed -n 's/^# RESULT: \([0-9]* passed, [0-9]* failed, [0-9]* skipped\)$/\1/p' | tail -n 1)
+	if [[ -z $res ]]; then
+		echo "vm2.sh: $r: no '# RESULT:' line"
+		RC=2
+		continue
+	fi
+	read -r p _ f _ s _ <<<"${res//,/}"
+	P=$((P + p)) F=$((F + f)) S=$((S + s))
+done
+((F == 0)) || ((RC)) || RC=1
+
+if [[ -s $LOGDIR/a.pcap ]] && command -v python3 >/dev/null; then
+	"$REPO/selftests/roce_pcap.py" "$LOGDIR/a.pcap" --peer-pcap "$LOGDIR/b.pcap" \
+		>"$LOGDIR/roce.txt" 2>&1 ||
+		echo "vm2.sh: roce_pcap.py failed, see $LOGDIR/roce.txt"
+	sed -n '/^summary/,$p' "$LOGDIR/roce.txt" | sed 's/^/# /'
+fi
+echo "$P passed, $F failed, $S skipped"
+exit "$RC"
