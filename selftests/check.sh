@@ -164,7 +164,7 @@ vm_opts() {
 	# after every test, and fails that test (about 25 s per test); beside
 	# the other kernels, once after the last test (test selftests/kmemleak).
 	local append="sroce.min_ack_timeout_ms=1000"
-	[ "$first" = 1 ] && append+=" sroce_harness.kmemleak=each"
+	[ "${first:-0}" = 1 ] && append+=" sroce_harness.kmemleak=each"
 	VM_OPTS+=(--append "$append")
 }
 
