@@ -29,6 +29,14 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	/* Retransmissions by cause: completer_retry_err counts timeouts. */
 	[SROCE_CNT_RETRANS_NAK].name		= "retrans_nak",
 	[SROCE_CNT_RETRANS_RNR].name		= "retrans_rnr",
+	[SROCE_CNT_DROP_BAD_HDR].name		= "rcvd_drop_bad_hdr",
+	[SROCE_CNT_DROP_NO_QP].name		= "rcvd_drop_no_qp",
+	[SROCE_CNT_DROP_QP_STATE].name		= "rcvd_drop_qp_state",
+	[SROCE_CNT_DROP_ADDR].name		= "rcvd_drop_addr",
+	[SROCE_CNT_DROP_QUEUE_FULL].name	= "rcvd_drop_queue_full",
+	[SROCE_CNT_DROP_QKEY].name		= "rcvd_drop_qkey",
+	[SROCE_CNT_DROP_NO_WQE].name		= "rcvd_drop_no_wqe",
+	[SROCE_CNT_DROP_BAD_READ].name		= "rcvd_drop_bad_read",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

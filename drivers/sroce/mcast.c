@@ -235,6 +235,6 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	rcu_read_unlock();
 out:
 	if (!any)
-		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+		sroce_count_drop(sdev, SROCE_CNT_DROP_NO_QP);
 	kfree_skb(skb);
 }

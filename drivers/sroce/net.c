@@ -207,7 +207,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 	if (skb_linearize(skb)) {
-		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
 		kfree_skb(skb);
 	} else {
 		/* skb->data is at the UDP header. */
@@ -235,7 +235,7 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	default:
-		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
 		kfree_skb(skb);
 		return;
 	}

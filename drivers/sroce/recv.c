@@ -57,6 +57,22 @@ static bool sroce_addr_match(struct sroce_qp *qp, struct sk_buff *skb)
 	return false;
 }
 
+/* The opcode class (BTH opcode bits 7:5) the QP's type takes; 0xff for none. */
+static u8 sroce_qp_class(struct sroce_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return SROCE_OP_RC;
+	case IB_QPT_UC:
+		return SROCE_OP_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return SROCE_OP_UD;
+	default:
+		return 0xff;
+	}
+}
+
 /*
  * Queue @skb on @qp if the QP may take it (type, state, addresses).
  * Consumes @skb; the caller keeps its QP reference.
@@ -65,51 +81,38 @@ void sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
 		      struct sk_buff *skb)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
+	enum sroce_counter cause = SROCE_CNT_DROP_QP_STATE;
 	struct sk_buff_head *q;
 	enum ib_qp_state state;
 	u8 class = pkt->opcode & 0xe0;
 
-	switch (qp->ibqp.qp_type) {
-	case IB_QPT_RC:
-		if (class != SROCE_OP_RC)
-			goto drop_put;
-		break;
-	case IB_QPT_UC:
-		if (class != SROCE_OP_UC)
-			goto drop_put;
-		break;
-	case IB_QPT_UD:
-	case IB_QPT_GSI:
-		if (class != SROCE_OP_UD)
-			goto drop_put;
-		break;
-	default:
-		goto drop_put;
-	}
-
+	if (class != sroce_qp_class(qp))
+		goto drop;
 	state = READ_ONCE(qp->state);
 	if (pkt->flags & SROCE_F_REQ) {
 		if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 		    state != IB_QPS_SQD && state != IB_QPS_SQE)
-			goto drop_put;
+			goto drop;
 		q = &qp->req_pkts;
 	} else {
 		if (state != IB_QPS_RTS && state != IB_QPS_SQD)
-			goto drop_put;
+			goto drop;
 		q = &qp->resp_pkts;
 	}
+	cause = SROCE_CNT_DROP_ADDR;
 	if (class != SROCE_OP_UD && !sroce_addr_match(qp, skb))
-		goto drop_put;
+		goto drop;
+	cause = SROCE_CNT_DROP_QUEUE_FULL;
 	if (q == &qp->req_pkts ? skb_queue_len(q) >= SROCE_QP_RX_MAX :
 				 !sroce_resp_room(qp, pkt))
-		goto drop_put;
+		goto drop;
 
 	skb_queue_tail(q, skb);
 	sroce_qp_sched(qp);
 	return;
 
-drop_put:
-	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+drop:
+	sroce_count_drop(sdev, cause);
 	kfree_skb(skb);
 }
 
@@ -134,13 +137,16 @@ void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 			goto drop;
 	}
 	qp = sroce_qp_get(sdev, qpn);
-	if (!qp)
-		goto drop;
+	if (!qp) {
+		sroce_count_drop(sdev, SROCE_CNT_DROP_NO_QP);
+		kfree_skb(skb);
+		return;
+	}
 	sroce_qp_deliver(sdev, qp, skb);
 	sroce_qp_put(qp);
 	return;
 
 drop:
-	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+	sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
 	kfree_skb(skb);
 }

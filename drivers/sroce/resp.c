@@ -229,7 +229,7 @@ static void sroce_resp_dup_read(struct sroce_qp *qp, struct sk_buff *skb,
 	sroce_read_start(qp, res, psn, off64, len);
 	return;
 drop:
-	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RCVD_DROPPED);
+	sroce_count_drop(to_sdev(qp->ibqp.device), SROCE_CNT_DROP_BAD_READ);
 }
 
 static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
@@ -577,8 +577,17 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 		if (pkt->flags & SROCE_F_COMP)
 			sroce_resp_complete(qp, skb, IB_WC_SUCCESS);
 	}
-	/* UC has no acknowledgements, whatever the sender asks for. */
-	if (pkt->ackreq && qp->ibqp.qp_type == IB_QPT_RC)
+	/*
+	 * UC has no acknowledgements, whatever the sender asks for. RC also
+	 * acknowledges the first packet of a longer message unasked: a
+	 * requester that leaves its retransmission timer running once all
+	 * is acknowledged (rdma_rxe does) would otherwise time out early on
+	 * a message that starts late in that timer's period and resend it.
+	 * The early ACK re-arms such a timer; it costs one ACK per message.
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    (pkt->ackreq ||
+	     (pkt->flags & SROCE_F_ONLY) == SROCE_F_FIRST))
 		sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT, pkt->psn);
 	return SROCE_RESP_OK;
 }
@@ -645,11 +654,11 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 	};
 
 	if (be32_to_cpu(deth->qkey) != qp->attr.qkey) {
-		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+		sroce_count_drop(sdev, SROCE_CNT_DROP_QKEY);
 		return;
 	}
 	if (!qp->resp.has_wqe && sroce_resp_get_wqe(qp)) {
-		sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+		sroce_count_drop(sdev, SROCE_CNT_DROP_NO_WQE);
 		return;
 	}
 	wqe = (struct sroce_recv_wqe *)qp->resp.wqe;

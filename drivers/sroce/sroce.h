@@ -345,6 +345,14 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 	atomic64_inc(&sdev->stats[c]);
 }
 
+/* A received packet dropped for @cause (one of SROCE_CNT_DROP_*). */
+static inline void sroce_count_drop(struct sroce_dev *sdev,
+				    enum sroce_counter cause)
+{
+	atomic64_inc(&sdev->stats[SROCE_CNT_RCVD_DROPPED]);
+	atomic64_inc(&sdev->stats[cause]);
+}
+
 /* device.c */
 struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);
 int sroce_dev_register(struct sroce_dev *sdev, const char *name);
