@@ -65,6 +65,8 @@
 #    or ONLY at an earlier PSN, not checked).
 
 import argparse
+import mmap
+import os
 import socket
 import struct
 import sys
@@ -137,9 +139,10 @@ def frames(path):
     """(frame number from 1, time, captured bytes, original length) of each
     record; a record cut short (capture still being written) ends it"""
     with open(path, "rb") as f:
-        buf = f.read()
-    if len(buf) < 24:
-        return
+        if os.fstat(f.fileno()).st_size < 24:
+            return
+        # mapped, not read: a capture of whole frames can be GBs
+        buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     magic = struct.unpack_from("<I", buf)[0]
     e = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
     magic = struct.unpack_from(e + "I", buf)[0]
@@ -172,7 +175,7 @@ def icrc(ip, iphlen, ib):
     with the UDP header behind it, @ib the BTH up to, not including, the
     ICRC; as the 4 bytes on the wire"""
     h = bytearray(ip[:iphlen + 8])
-    if iphlen == 20:
+    if ip[0] >> 4 == 4:
         h[1] = h[8] = 0xff                  # TOS, TTL
         h[10] = h[11] = 0xff                # header checksum
     else:
@@ -190,7 +193,7 @@ def icrc(ip, iphlen, ib):
 
 
 def ip4_csum_ok(h):
-    s = sum(struct.unpack_from(">10H", h))
+    s = sum(struct.unpack_from(">%dH" % (len(h) // 2), h))
     s = (s & 0xffff) + (s >> 16)
     s = (s & 0xffff) + (s >> 16)
     return s == 0xffff
@@ -218,8 +221,15 @@ def bth(p, plen, info=None):
     return d
 
 
+IP_STR = {}
+
+
 def ip_str(b):
-    return socket.inet_ntop(socket.AF_INET if len(b) == 4 else socket.AF_INET6, b)
+    s = IP_STR.get(b)
+    if s is None:
+        s = IP_STR[b] = socket.inet_ntop(
+            socket.AF_INET if len(b) == 4 else socket.AF_INET6, b)
+    return s
 
 
 class Checker:
@@ -295,13 +305,14 @@ class Checker:
         whole = len(fr) == orig
         if len(fr) > orig:
             bad.append("captured %d bytes of a %d-byte frame" % (len(fr), orig))
-        if iphlen == 20:
+        if ip[0] >> 4 == 4:
             if ip[6] & 0x3f or ip[7]:
                 bad.append("IPv4 fragment")
-            if not ip4_csum_ok(ip[:20]):
+            if not ip4_csum_ok(ip[:iphlen]):
                 bad.append("IPv4 header checksum")
-        elif iphlen > 20:
-            bad.append("IPv4 options (header %d bytes)" % iphlen)
+            if iphlen != 20:
+                # and its ICRC is not checked: what would it cover?
+                bad.append("IPv4 options (header %d bytes)" % iphlen)
         # the frame: exactly the IP datagram, or padded to 60 bytes
         if l2 + iplen > orig or (l2 + iplen < orig and orig > 60):
             bad.append("IP length %d in a %d-byte frame" % (iplen, orig))
@@ -331,7 +342,8 @@ class Checker:
             bad.append("reserved bits after AckReq 0x%02x" % (ib[8] & 0x7f))
         if info:
             self.lengths(bad, b, info, ip, iphlen, ulen)
-        if whole and l2 + iplen <= len(fr) and ulen == iplen - iphlen and ulen >= 24:
+        if whole and l2 + iplen <= len(fr) and ulen == iplen - iphlen and ulen >= 24 \
+                and iphlen in (20, 40):
             self.whole += 1
             end = iphlen + ulen
             if icrc(ip, iphlen, ip[iphlen + 8:end - 4]) == ip[end - 4:end]:
@@ -349,12 +361,13 @@ class Checker:
             self.report("MALFORMED", why, no, t, ip, iphlen, ext)
         if b is None:
             return None
-        return "roce", ip_str(ip[12:16] if iphlen == 20 else ip[8:24]), \
-            ip_str(ip[16:20] if iphlen == 20 else ip[24:40]), b
+        if ip[0] >> 4 == 4:
+            return "roce", ip_str(ip[12:16]), ip_str(ip[16:20]), b
+        return "roce", ip_str(ip[8:24]), ip_str(ip[24:40]), b
 
     def flow(self, ip, iphlen, b):
-        if iphlen == 20:
-            return ip[12:20], ip[20:22], b["dqpn"]
+        if ip[0] >> 4 == 4:
+            return ip[12:20], ip[iphlen:iphlen + 2], b["dqpn"]
         return ip[8:40], ip[40:42], b["dqpn"]
 
     def lengths(self, bad, b, info, ip, iphlen, ulen):
@@ -370,12 +383,12 @@ class Checker:
         elif rule >= 0 and n != rule:
             bad.append("%d bytes of payload on %s, not %d" % (n, opname(b["op"]), rule))
         elif rule == FULL:
-            k = self.flow(ip, iphlen, b)
-            m = self.fmtu.setdefault(k, n)
             if n not in IB_MTUS or (self.mtu and n > self.mtu):
                 bad.append("%s with %d bytes of payload: not an IB MTU%s" % (
                     opname(b["op"]), n, " up to %d" % self.mtu if self.mtu else ""))
-            elif n != m:
+                return
+            m = self.fmtu.setdefault(self.flow(ip, iphlen, b), n)
+            if n != m:
                 bad.append("%s with %d bytes of payload, %d on the flow's earlier "
                            "FIRST/MIDDLE" % (opname(b["op"]), n, m))
         elif rule == UPTO:
