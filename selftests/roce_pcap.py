@@ -60,9 +60,14 @@
 #    PSN had first. A jump ahead by more than one is not checked: a READ
 #    request takes a PSN per response packet, and the receiver's capture
 #    misses what the segment lost (vm2.sh --link dgram).
-#    READ responses: one at the previous response's PSN + 1 must continue
-#    it the same way (a response to a re-sent READ starts over with FIRST
-#    or ONLY at an earlier PSN, not checked).
+#    READ responses: a FIRST or ONLY at PSN q answers a READ request at q
+#    seen before (from the response's destination to its source, any QP,
+#    in any section: the requester's capture has what it sent, the
+#    responder's what it answered). That is all for FIRST/ONLY: a
+#    responder may drop a response in progress to answer a re-sent READ
+#    (rdma_rxe does), even at the next PSN. A MIDDLE/LAST at the previous
+#    response's PSN + 1 must follow a FIRST/MIDDLE (one elsewhere follows
+#    a loss in the receiver's capture, not checked).
 
 import argparse
 import mmap
@@ -246,6 +251,7 @@ class Checker:
         self.whole = 0                  # RoCE frames captured whole
         self.icrc_ok = 0
         self.t0 = None
+        self.reads = set()              # (src IP + dst IP, PSN) of READ requests
         self.mark()
 
     def mark(self):
@@ -313,8 +319,9 @@ class Checker:
             if iphlen != 20:
                 # and its ICRC is not checked: what would it cover?
                 bad.append("IPv4 options (header %d bytes)" % iphlen)
-        # the frame: exactly the IP datagram, or padded to 60 bytes
-        if l2 + iplen > orig or (l2 + iplen < orig and orig > 60):
+        # the frame: exactly the IP datagram, or padded to 60 bytes (64
+        # with a VLAN tag)
+        if l2 + iplen > orig or (l2 + iplen < orig and orig > 46 + l2):
             bad.append("IP length %d in a %d-byte frame" % (iplen, orig))
         if ulen != iplen - iphlen:
             bad.append("UDP length %d, IP length %d" % (ulen, iplen))
@@ -411,6 +418,8 @@ class Checker:
         k = self.flow(ip, iphlen, b)
         p, op = b["psn"], b["op"]
         after = kind if pos in (F, M) else None
+        if op == 0x0c:
+            self.reads.add((k[0], p))
         if req:
             st = self.req.get(k)
             if st is None:
@@ -429,7 +438,12 @@ class Checker:
             st[2][p] = op
             return
         st = self.resp.get(k)
-        if st is not None and ((p - st[0]) & 0xffffff) == 1:
+        if pos in (F, O):
+            n = len(k[0]) // 2
+            if (k[0][n:] + k[0][:n], p) not in self.reads:
+                self.report("VIOLATION", "%s at PSN %d answers no READ request" % (
+                    opname(op), p), no, t, ip, iphlen, ext)
+        elif st is not None and ((p - st[0]) & 0xffffff) == 1:
             self.follows(st[1], pos, kind, op, p, no, t, ip, iphlen, ext)
         self.resp[k] = [p, after]
 

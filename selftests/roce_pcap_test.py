@@ -84,6 +84,11 @@ def roce(op, psn=1, dqpn=0x11, payload=b"", ext=None, v6=False, pad=None,
     return fr
 
 
+def resp(op, psn, **kw):
+    """a response of good_frames()' responder (IPv4)"""
+    return roce(op, psn, dqpn=0x22, src=DST4, dst=SRC4, **kw)
+
+
 def marker(text):
     """the UDP datagram to port 9 the two-host tests send between steps"""
     pl = b"SROCE-MARK " + text.encode()
@@ -106,28 +111,35 @@ def write_pcap(path, frames, snaplen=65536):
 
 
 def good_frames(v6=False):
-    """a bit of everything that is right, at MTU 1024"""
+    """a bit of everything that is right, at MTU 1024: requests from SRC to
+    QP 0x11, responses back to QP 0x22"""
     mtu = bytes(range(256)) * 4
+
+    def back(op, psn, **kw):
+        s, d = (SRC6, DST6) if v6 else (SRC4, DST4)
+        return roce(op, psn, dqpn=0x22, src=d, dst=s, v6=v6, **kw)
+
     fs = [
         roce(0x04, 1, payload=b"x", v6=v6),                        # SEND_ONLY 1 B
-        roce(0x11, 1, dqpn=0x22, v6=v6, syn=0x1f),                 # its ACK
+        back(0x11, 1, syn=0x1f),                                   # its ACK
         roce(0x00, 2, payload=mtu, v6=v6),                         # SEND_FIRST
         roce(0x01, 3, payload=mtu, v6=v6),
         roce(0x03, 4, payload=b"abcde", ext=b"\0\0\0\7", v6=v6),   # LAST_IMM
         roce(0x00, 3 - 1, payload=mtu, v6=v6),                     # go-back-N:
         roce(0x01, 3, payload=mtu, v6=v6),                         # resent
         roce(0x03, 4, payload=b"abcde", ext=b"\0\0\0\7", v6=v6),
-        roce(0x11, 4, dqpn=0x22, v6=v6, syn=0x61),                 # NAK invalid req
-        roce(0x11, 4, dqpn=0x22, v6=v6, syn=0x2e),                 # RNR NAK
+        back(0x11, 4, syn=0x61),                                   # NAK invalid req
+        back(0x11, 4, syn=0x2e),                                   # RNR NAK
         roce(0x0c, 5, v6=v6),                                      # READ 3 packets
-        roce(0x0d, 5, dqpn=0x22, payload=mtu, v6=v6),
-        roce(0x0e, 6, dqpn=0x22, payload=mtu, v6=v6),
-        roce(0x0f, 7, dqpn=0x22, payload=b"12", v6=v6),
-        roce(0x10, 5, dqpn=0x22, payload=b"re-read", v6=v6),       # re-sent READ
+        back(0x0d, 5, payload=mtu),
+        back(0x0e, 6, payload=mtu),
+        back(0x0f, 7, payload=b"12"),
+        roce(0x0c, 5, v6=v6),                                      # re-sent READ
+        back(0x10, 5, payload=b"re-read"),
         roce(0x06, 8, payload=mtu, v6=v6),                         # WRITE after gap
         roce(0x09, 9, payload=b"", ext=b"\0\0\0\1", v6=v6),
         roce(0x13, 10, v6=v6),                                     # CMP_SWAP
-        roce(0x12, 10, dqpn=0x22, v6=v6),                          # ATOMIC_ACK
+        back(0x12, 10),                                            # ATOMIC_ACK
         roce(0x24, 77, dqpn=0x33, payload=b"uc" * 33, v6=v6),      # UC SEND_ONLY
         roce(0x64, 0, dqpn=1, payload=b"mad" * 80, v6=v6),         # UD
         roce(0x65, 0, dqpn=1, payload=b"", v6=v6),
@@ -244,11 +256,11 @@ class CheckerTest(unittest.TestCase):
         # 3 bytes of payload + 1 pad, said to be 2 pad: 2 + 2 not aligned
         self.assert_caught(roce(0x04, 13, payload=b"abc" + b"\0", pad=2),
                            "MALFORMED", "pad")
-        self.assert_caught(roce(0x11, 13, dqpn=0x22, pad=3, pad_bytes=0),
+        self.assert_caught(resp(0x11, 13, pad=3, pad_bytes=0),
                            "MALFORMED", "payload length -3")
 
     def test_bad_payload(self):
-        self.assert_caught(roce(0x11, 13, dqpn=0x22, payload=b"abcd"),
+        self.assert_caught(resp(0x11, 13, payload=b"abcd"),
                            "MALFORMED", "payload on RC_ACK")
         self.assert_caught(roce(0x0c, 13, payload=b"abcd"), "MALFORMED",
                            "payload on RC_READ_REQUEST")
@@ -279,9 +291,9 @@ class CheckerTest(unittest.TestCase):
 
     def test_bad_syndrome(self):
         for s in (0x40, 0x5f, 0x65, 0x7f, 0x80, 0xff):
-            self.assert_caught(roce(0x11, 13, dqpn=0x22, syn=s), "MALFORMED",
+            self.assert_caught(resp(0x11, 13, syn=s), "MALFORMED",
                                "syndrome 0x%02x reserved" % s)
-        self.assert_caught(roce(0x10, 13, dqpn=0x22, syn=0x60, payload=b"abcd"),
+        self.assert_caught(resp(0x10, 5, syn=0x60, payload=b"abcd"),
                            "MALFORMED", "on RC_READ_RESP_ONLY")
 
     def test_bad_sequence(self):
@@ -301,14 +313,16 @@ class CheckerTest(unittest.TestCase):
         self.assert_caught(roce(0x02, 3, payload=b"a"), "VIOLATION",
                            "PSN 3 resent as RC_SEND_LAST, first sent as RC_SEND_MIDDLE")
         # READ responses
-        self.assert_caught(roce(0x0e, 6, dqpn=0x22, payload=mtu), "VIOLATION",
+        self.assert_caught(resp(0x0e, 6, payload=mtu), "VIOLATION",
                            "RC_READ_RESP_MIDDLE at PSN 6 without a RESP FIRST")
-        fs = good_frames() + [roce(0x0d, 20, dqpn=0x22, payload=mtu)]
-        self.assert_caught_after(fs, roce(0x10, 21, dqpn=0x22, payload=b"a"),
-                                 "RC_READ_RESP_ONLY at PSN 21 while a RESP message is open")
-        # and the legal ones
-        self.assert_clean(fs + [roce(0x0e, 21, dqpn=0x22, payload=mtu),
-                                roce(0x0f, 22, dqpn=0x22, payload=b"a")])
+        self.assert_caught(resp(0x10, 30, payload=b"a"), "VIOLATION",
+                           "RC_READ_RESP_ONLY at PSN 30 answers no READ request")
+        fs = good_frames() + [roce(0x0c, 13), resp(0x0d, 13, payload=mtu)]
+        self.assert_caught_after(fs, resp(0x10, 14, payload=b"a"),
+                                 "RC_READ_RESP_ONLY at PSN 14 answers no READ request")
+        # and the legal ones: on, or over again for a re-sent READ
+        self.assert_clean(fs + [resp(0x0e, 14, payload=mtu), resp(0x0f, 15, payload=b"a")])
+        self.assert_clean(fs + [roce(0x0c, 14), resp(0x10, 14, payload=b"a")])
         # PSN wrap
         self.assert_clean([roce(0x00, 0xffffff, payload=mtu), roce(0x02, 0, payload=b"a"),
                            roce(0x00, 0xffffff, payload=mtu)], mtu=0)
@@ -333,6 +347,21 @@ class CheckerTest(unittest.TestCase):
         fr = roce(0x04, 13, payload=b"a", bad_icrc=True)
         fr = fr[:12] + b"\x81\x00\x00\x05" + fr[12:]
         self.assert_caught(fr, "MALFORMED", "ICRC")
+
+    def test_no_crash(self):
+        """frames cut and flipped at random: reported, never a traceback"""
+        rnd = random.Random(2)
+        base = good_frames() + good_frames(True)
+        fs = []
+        for _ in range(3000):
+            fr = bytearray(rnd.choice(base))
+            for _ in range(rnd.randrange(1, 4)):
+                fr[rnd.randrange(12, len(fr))] = rnd.randrange(256)
+            if rnd.random() < 0.3:
+                fr = fr[:rnd.randrange(14, len(fr))]
+            fs.append(bytes(fr))
+        probs, text, _ = self.check(fs, snaplen=rnd.choice((64, 192, 65536)))
+        self.assertGreater(sum(probs.values()), 1000)
 
     def test_icrc_vs_driver(self):
         """the checker's ICRC against the driver's sroce_icrc() and
@@ -425,7 +454,7 @@ class CliTest(unittest.TestCase):
         r = self.run_cli(good_frames())
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("\nmalformed: 0\n", r.stdout)
-        self.assertIn("\nsender 192.0.2.1: 13 request packets, 3 sent more than once\n",
+        self.assertIn("\nsender 192.0.2.1: 14 request packets, 4 sent more than once\n",
                       r.stdout)
         bad = good_frames() + [roce(0x04, 13, payload=b"a", tver=1),
                                roce(0x01, 14, payload=bytes(1024))]
