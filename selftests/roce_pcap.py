@@ -19,7 +19,10 @@
 # section and sender: RC request packets, and those whose (dst IP, dst QPN,
 # PSN) was already sent in the section (retransmissions); NAKs and RNR NAKs,
 # each with the packets around it. --dump lists every RoCE packet.
-# The last block starts with a line "summary".
+# The last block starts with a line "summary"; in it, per sender, "sender
+# IP: N request packets, M sent more than once" (RC requests as sent, from
+# its own capture if both are given; M: copies of a (dst IP, dst QPN, PSN)
+# already sent in the section).
 #
 # The checker. Every frame to UDP port 4791 (IPv4 or IPv6, maybe VLAN
 # tagged) of either capture is checked; each problem prints one line
@@ -31,8 +34,10 @@
 # --no-fail), and the summary ends with "malformed: K", K problems in all.
 #  - lengths: IPv4 without options or fragments, a right header checksum;
 #    IP total (IPv6 payload) length, UDP length and the frame's original
-#    length agree, but for Ethernet padding up to 60 bytes; room for BTH,
-#    the opcode's extension headers, pad and ICRC.
+#    length agree, but for Ethernet padding up to 60 bytes (64 with a VLAN
+#    tag); room for BTH, the opcode's extension headers, pad and ICRC. On a
+#    frame cut by the snaplen, the lengths are checked against the original
+#    length, and nothing that needs the bytes cut off.
 #  - ICRC, on frames captured whole (vm2.sh captures 192 bytes, so ACKs and
 #    small packets; --pcap-full all): CRC-32 (zlib's) over 8 bytes of 0xff,
 #    the IP header with TOS/traffic class, flow label, TTL/hop limit and
@@ -55,11 +60,12 @@
 #    requests: a packet at the flow's highest PSN + 1 (new, in order) must
 #    continue the packet at the highest PSN: after a FIRST/MIDDLE of SEND
 #    (WRITE) only a SEND (WRITE) MIDDLE/LAST, after anything else no
-#    MIDDLE/LAST. A packet at or before the highest PSN is a resend (go-back-
-#    N may restart anywhere, even mid-message) and must carry the opcode its
-#    PSN had first. A jump ahead by more than one is not checked: a READ
-#    request takes a PSN per response packet, and the receiver's capture
-#    misses what the segment lost (vm2.sh --link dgram).
+#    MIDDLE/LAST. A packet at or up to 2^23 before the highest PSN is a
+#    resend (go-back-N may restart anywhere, even mid-message) and must
+#    carry the opcode its PSN had first. A jump ahead by more than one is
+#    not checked: a READ request takes a PSN per response packet, and the
+#    receiver's capture misses what the segment lost (vm2.sh --link dgram);
+#    so a sender that skips PSNs inside a message goes unnoticed.
 #    READ responses: a FIRST or ONLY at PSN q answers a READ request at q
 #    seen before (from the response's destination to its source, any QP,
 #    in any section: the requester's capture has what it sent, the
