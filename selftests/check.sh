@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The test suite, per kernel: host-side checks (warning-free W=1 build,
-# sparse, SPDX lines, uapi layout, test programs), then the in-VM tests booted
-# on that kernel. Prints TAP as it goes, the lines of every kernel but the
-# first prefixed with its name, and ends with "N passed, N failed, N skipped"
-# over all kernels. Exit status non-zero if anything failed or a VM died.
+# sparse, SPDX lines, uapi layout, test programs, the pcap checker), then
+# the in-VM tests booted on that kernel. Prints TAP as it goes, the lines of
+# every kernel but the first prefixed with its name, and ends with "N
+# passed, N failed, N skipped" over all kernels. Exit status non-zero if
+# anything failed or a VM died.
 #
 #   selftests/check.sh [--kernels "6.1 6.12 7.2 debug"] [--tests GLOB] [--mode check|run]
 #   selftests/check.sh --two-host [--kernels KVER] [--pairs "sroce:sroce sroce:rxe"]
@@ -130,6 +131,12 @@ t_fuzz() {
 	selftests/fuzz/run.sh --runs 200000 --seed 1
 }
 
+# The capture checker of the two-host runs (roce_pcap.py) on pcaps built
+# in the test, its ICRC against the driver's parse.c.
+t_pcap_checker() {
+	python3 selftests/roce_pcap_test.py -v
+}
+
 # DKMS builds and installs the module from a source copy, for KREL, in a
 # private DKMS tree (the host's /var/lib/dkms and /lib/modules are untouched).
 t_dkms() {
@@ -248,6 +255,7 @@ for kver in $kernels; do
 		host_test uapi-abi t_abi
 		host_test progs build_progs
 		host_test fuzz-parse t_fuzz
+		host_test pcap-checker t_pcap_checker
 	fi
 	case $kver in 6.1|6.12) host_test dkms t_dkms ;; esac
 

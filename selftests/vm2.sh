@@ -18,12 +18,14 @@
 # The segment is captured on each VM's NIC, both directions, into
 # DIR/a.pcap and DIR/b.pcap, the first 192 bytes of each frame (all RoCE
 # headers; a 64 KiB perftest run would write 300 MB whole), whole frames
-# with --pcap-full; selftests/roce_pcap.py summarises them into DIR/roce.txt
-# (each sender's packets as sent, from its own capture, against those that
-# arrived, from the other's).
-# Output: each VM's TAP, lines prefixed "a/" or "b/", then
-# "P passed, F failed, S skipped" over both. Exit 0 if nothing failed, 1 on
-# failures or kernel splats, 2 if a VM died or timed out.
+# with --pcap-full; selftests/roce_pcap.py checks every RoCE frame in them
+# (lengths, ICRC of the frames captured whole, headers, opcode sequences)
+# and summarises them into DIR/roce.txt (each sender's packets as sent, from
+# its own capture, against those that arrived, from the other's).
+# Output: each VM's TAP, lines prefixed "a/" or "b/", the capture's summary,
+# then "P passed, F failed, S skipped" over both. Exit 0 if nothing failed,
+# 1 on failures, kernel splats or malformed frames (or a checker that
+# failed), 2 if a VM died or timed out.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -222,10 +224,25 @@ done
 ((F == 0)) || ((RC)) || RC=1
 
 if [[ -s $LOGDIR/a.pcap ]] && command -v python3 >/dev/null; then
+	# The largest path MTU a driver can choose on this link: rdma_rxe's
+	# (MTU - 80; sroce's, MTU - 96, is never larger)
+	PMTU=4096
+	while ((PMTU > 256 && PMTU > MTU - 80)); do PMTU=$((PMTU / 2)); done
+	pr=0
 	"$REPO/selftests/roce_pcap.py" "$LOGDIR/a.pcap" --peer-pcap "$LOGDIR/b.pcap" \
-		>"$LOGDIR/roce.txt" 2>&1 ||
-		echo "vm2.sh: roce_pcap.py failed, see $LOGDIR/roce.txt"
+		--mtu "$PMTU" >"$LOGDIR/roce.txt" 2>&1 || pr=$?
 	sed -n '/^summary/,$p' "$LOGDIR/roce.txt" | sed 's/^/# /'
+	# A malformed frame on the segment fails the run, as does a checker
+	# that could not check (it ends with "malformed: K" when it could)
+	if grep -q '^malformed: [1-9]' "$LOGDIR/roce.txt"; then
+		echo "vm2.sh: malformed RoCE frames on the segment, see $LOGDIR/roce.txt:"
+		{ grep -m 20 -E '^(MALFORMED|VIOLATION) ' "$LOGDIR/roce.txt" || true; } | sed 's/^/# /'
+		((RC)) || RC=1
+	elif ((pr)); then
+		echo "vm2.sh: roce_pcap.py failed (exit $pr), see $LOGDIR/roce.txt"
+		tail -n 5 "$LOGDIR/roce.txt" | sed 's/^/# /'
+		((RC)) || RC=1
+	fi
 fi
 echo "$P passed, $F failed, $S skipped"
 exit "$RC"
