@@ -8,6 +8,8 @@
 #   make check2     the two-host tests: sroce against sroce and against rdma_rxe
 #                   in two VMs (MTU=9000, PAIRS="sroce:rxe", T=2host/<glob>)
 #   make bench      sroce against rdma_rxe, side by side (ROUNDS=N)
+#   make bench-host the data path's copy and CRC-32 variants, timed on this
+#                   CPU, natively (BENCH_ARGS="-t MS -r RUNS")
 #   make fuzz       fuzz the packet checks in user space (FUZZ_RUNS=N)
 #   make sparse     build under sparse, failing on any warning
 #   make install    install the module for the running kernel
@@ -35,7 +37,8 @@ KO := drivers/sroce/sroce.ko
 PROBED := drivers/sroce/compat_probed.h
 T ?= *
 
-.PHONY: all modules probe clean deps check check2 run bench sparse install fuzz
+.PHONY: all modules probe clean deps check check2 run bench bench-host sparse \
+	install fuzz
 
 all: modules
 
@@ -96,6 +99,18 @@ run:
 bench:
 	selftests/deps.sh
 	selftests/bench.sh --kernel "$(or $(KVER),6.1)" $(if $(ROUNDS),--rounds $(ROUNDS))
+
+# The per-byte primitives (payload copies, the ICRC's CRC-32) on the host CPU
+# rather than under TCG: which variant the kernel should use. x86-64-v2 plus
+# PCLMULQDQ; the AVX2 and PCLMUL variants check the CPU at run time.
+HOSTCC ?= gcc
+BENCH_HOST_CFLAGS := -O2 -march=x86-64-v2 -mpclmul -msse4.1
+bench-host:
+	@mkdir -p build
+	$(HOSTCC) $(BENCH_HOST_CFLAGS) -Wall -Wextra -Werror \
+		-DPRIM_CFLAGS='"$(BENCH_HOST_CFLAGS)"' \
+		-o build/primitives selftests/bench/primitives.c
+	build/primitives $(BENCH_ARGS)
 
 # The receive-side packet checks (drivers/sroce/parse.c) under libFuzzer,
 # ASan and UBSan, with a corpus kept in build/fuzz/corpus.
