@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# perftest across the segment: send, write and read bandwidth and latency
-# over all sizes (-a, 2 B to 8 MiB, 5 iterations each), atomic bandwidth and
-# latency, with each VM as the server in turn; both sides must exit 0.
+# perftest across the segment: send, write and read bandwidth and READ
+# latency over all sizes (-a, 2 B to 8 MiB, 5 iterations each) and atomic
+# bandwidth and latency with each VM as the server in turn, SEND and WRITE
+# latency over all sizes once and at 2 B the other way round; both sides
+# must exit 0.
 . /tests/2host/th.lib
 
 g=$(th_gid4)
@@ -10,7 +12,16 @@ pt() { "$1" -F -d "$TH_DEV" "${@:2}"; }
 for srv in b a; do
 	for t in send write read; do
 		th_run "${t}_bw-srv$srv" $srv 300 pt ib_${t}_bw -x "$g" -a -n 5
-		th_run "${t}_lat-srv$srv" $srv 300 pt ib_${t}_lat -x "$g" -a -n 5
+	done
+	th_run "read_lat-srv$srv" $srv 300 pt ib_read_lat -x "$g" -a -n 5
+	# send_lat and write_lat ping-pong the same messages both ways, whichever
+	# side listens: all sizes once, 2 B with the roles swapped
+	for t in send write; do
+		if [[ $srv == b ]]; then
+			th_run "${t}_lat-srv$srv" $srv 300 pt ib_${t}_lat -x "$g" -a -n 5
+		else
+			th_run "${t}_lat-srv$srv" $srv 120 pt ib_${t}_lat -x "$g" -s 2 -n 1000
+		fi
 	done
 	th_run "atomic_bw-srv$srv" $srv 120 pt ib_atomic_bw -x "$g" -n 100
 	th_run "atomic_lat-srv$srv" $srv 120 pt ib_atomic_lat -x "$g" -n 100
