@@ -46,7 +46,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$tests" = "*" ] && tests=""
-# --tests: the 2host/ globs go to the two-host tests, the rest to the others
+# --tests: the 2host/ globs go to the two-host tests, the rest to the others;
+# "none" runs no single-VM test, and the two-host matrix as make check does
 tests2=""
 if [ -n "$tests" ]; then
 	IFS=, read -ra _globs <<<"$tests"
@@ -348,7 +349,7 @@ for kver in $kernels; do
 	fi
 	plan=$(two_host_plan "$kver")
 	if [ -n "$plan" ] && [ -f drivers/sroce/sroce.ko ] &&
-	   { [ -z "$tests" ] || [ -n "$tests2" ]; }; then
+	   { [ -z "$tests" ] || [ "$tests" = none ] || [ -n "$tests2" ]; }; then
 		VM_OPTS=()
 		two_host_tests "$plan" || true
 	fi

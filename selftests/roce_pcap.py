@@ -570,6 +570,28 @@ def requests(pk, src):
     return c
 
 
+def peer_lost(pk, src):
+    """Whether the other host showed, in this section, that something sent
+    to or by src went missing: a NAK (PSN sequence error: it dropped a
+    request) or a gap in its READ responses to src (it dropped one of
+    those: rdma_rxe drops responses its qdisc cannot take). Either makes
+    src's resends there recovery from a loss, not spurious."""
+    prev = {}
+    for t, s, d, b in pk:
+        if s == src or d != src or b["op"] >= 0x20:
+            continue
+        op = b["op"]
+        if "syn" in b and (b["syn"] >> 5) == 3:
+            return True
+        if 0x0d <= op <= 0x10:
+            p, q = b["psn"], b["dqpn"]
+            if op in (0x0e, 0x0f) and q in prev and \
+               0 < ((p - prev[q]) & 0xffffff) - 1 < 0x800000:
+                return True
+            prev[q] = p
+    return False
+
+
 def bursts(pk, src, tmo):
     """(retransmission bursts of src, those that start less than tmo s after
     the first copy of their first PSN): go-back-N from a PSN sent once
@@ -664,6 +686,8 @@ def analyse(a, t0, sections, peer):
             tot[s]["early"] += early
             tot[s]["sent"] += sum(sent.values())
             tot[s]["repeated"] += extra
+            if extra and not peer_lost(me, s) and not (other and peer_lost(other, s)):
+                tot[s]["unexplained"] += extra
             tot[s]["lost"] += lost
             tot[s]["twice"] += twice
         for (s, o), n in sorted(dupop.items()):
@@ -701,6 +725,9 @@ def analyse(a, t0, sections, peer):
         else:
             n, m = tot_req[s], tot_dup[s]
         print("sender %s: %d request packets, %d sent more than once" % (s, n, m))
+        if s in tot:
+            print("sender %s: %d sent more than once with no loss shown before them" %
+                  (s, tot[s]["unexplained"]))
     for s in sorted({k[0] for k in lossy}):
         print("sender %s: %d request packets in lossy sections, %d sent more than once" %
               (s, lossy[(s, "sent")], lossy[(s, "again")]))

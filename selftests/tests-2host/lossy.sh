@@ -19,16 +19,17 @@ tc qdisc replace dev "$TH_NETDEV" root netem loss 2% delay 1ms reorder 5% 50% ||
 	fail "netem on $TH_NETDEV"
 at_exit "tc qdisc del dev $TH_NETDEV root"
 
-# rp [PEER]: rping server (no PEER) or client, 64 KiB READ/WRITE x 20, verified
+# rp [PEER]: rping server (no PEER) or client, 32 KiB READ/WRITE x 20, verified
+# (rping takes at most 64 KiB - 1)
 rp() {
 	local out rc=0 n
 	if (($#)); then
-		out=$(rping -c -a "$1" -v -V -C 20 -S 65536 2>&1) || rc=$?
+		out=$(rping -c -a "$1" -v -V -C 20 -S 32768 2>&1) || rc=$?
 		n=$(grep -c '^ping data: ' <<<"$out" || true)
 		echo "$out" | tail -n 5
 		((rc == 0 && n >= 20)) || { echo "rping failed: exit $rc, $n pings verified"; return 1; }
 	else
-		rping -s -a "$TH_ME4" -v -V -C 20 -S 65536 >/dev/null
+		rping -s -a "$TH_ME4" -v -V -C 20 -S 32768 >/dev/null
 	fi
 }
 
