@@ -19,6 +19,7 @@ for n in 4 20 40; do
 	wait_delta sroce_b rcvd_dropped 1
 	settle
 	assert_delta sroce_b rcvd_dropped 1 "$n option bytes"
+	assert_delta sroce_b rcvd_drop_bad_hdr 1 "$n option bytes: counted as a bad header"
 	assert_delta sroce_b rcvd_pkts 0 "$n option bytes"
 	assert_delta sroce_b sent_pkts 0 "$n option bytes: no answer"
 	ctl dump b 0 8
