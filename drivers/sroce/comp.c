@@ -228,6 +228,30 @@ static bool sroce_comp_done(struct sroce_qp *qp, bool have_psn, u32 psn)
 	return progress;
 }
 
+/*
+ * An ACK or NAK that acknowledges up to @psn: complete the sends and writes
+ * it covers and move the acknowledged point, but never past a read or
+ * atomic at the head: an ACK covering its PSNs says only that the responder
+ * executed it, and its data are still missing (lost, or behind the ACK).
+ * The point then stays at the first response missing, where a rewind asks
+ * again. Returns true when such a request holds the point back.
+ */
+static bool sroce_comp_ack_covering(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_send_wqe *wqe;
+
+	sroce_comp_done(qp, true, psn);
+	wqe = sroce_comp_head(qp);
+	if (wqe && (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+	    sroce_wqe_has_psns(qp, wqe) &&
+	    sroce_psn_cmp(wqe->first_psn, psn) <= 0) {
+		sroce_comp_ack_to(qp, sroce_psn_add(wqe->first_psn, -1));
+		return true;
+	}
+	sroce_comp_ack_to(qp, psn);
+	return false;
+}
+
 static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
@@ -277,26 +301,18 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 
 	switch (syn & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
-		sroce_comp_done(qp, true, psn);
-		wqe = sroce_comp_head(qp);
 		/*
 		 * An ACK past a read or atomic we have no answer for: its
 		 * response was lost; ask again.
 		 */
-		if (wqe && wqe->state == SROCE_WQE_SENT &&
-		    (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
-		    sroce_psn_cmp(wqe->last_psn, psn) < 0) {
-			sroce_comp_ack_to(qp, sroce_psn_add(wqe->first_psn, -1));
+		if (sroce_comp_ack_covering(qp, psn) &&
+		    sroce_comp_head(qp)->state == SROCE_WQE_SENT)
 			sroce_comp_retry(qp, false);
-			return;
-		}
-		sroce_comp_ack_to(qp, psn);
 		break;
 	case SROCE_AETH_RNR_NAK:
 		sroce_count(sdev, SROCE_CNT_RCV_RNR);
 		/* Everything before the NAKed PSN is acknowledged. */
-		sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
-		sroce_comp_ack_to(qp, sroce_psn_add(psn, -1));
+		sroce_comp_ack_covering(qp, sroce_psn_add(psn, -1));
 		wqe = sroce_comp_head(qp);
 		if (!wqe)
 			break;
@@ -317,8 +333,11 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	case SROCE_AETH_NAK:
 		if ((syn & 0x1f) == SROCE_NAK_PSN_SEQ) {
 			sroce_count(sdev, SROCE_CNT_RCV_SEQ_ERR);
-			sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
-			sroce_comp_ack_to(qp, sroce_psn_add(psn, -1));
+			/*
+			 * The requests before @psn arrived; a read among them
+			 * whose responses did not is asked again from its gap.
+			 */
+			sroce_comp_ack_covering(qp, sroce_psn_add(psn, -1));
 			sroce_comp_retry(qp, false);
 			break;
 		}
