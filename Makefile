@@ -7,7 +7,9 @@
 #   make check      the whole test suite (T=<glob> for a subset)
 #   make check2     the two-host tests: sroce against sroce and against rdma_rxe
 #                   in two VMs (MTU=9000, PAIRS="sroce:rxe", T=2host/<glob>)
-#   make bench      sroce against rdma_rxe, side by side (ROUNDS=N)
+#   make bench      sroce against rdma_rxe, side by side: medians of ROUNDS=N
+#                   (3) boots each, counters, build/bench-KVER.png
+#                   (UPDATE_DOC=1 also copies it to Documentation/)
 #   make bench-host the data path's copy and CRC-32 variants, timed on this
 #                   CPU, natively (BENCH_ARGS="-t MS -r RUNS")
 #   make fuzz       fuzz the packet checks in user space (FUZZ_RUNS=N)
@@ -98,7 +100,8 @@ run:
 
 bench:
 	selftests/deps.sh
-	selftests/bench.sh --kernel "$(or $(KVER),6.1)" $(if $(ROUNDS),--rounds $(ROUNDS))
+	selftests/bench.sh --kernel "$(or $(KVER),6.1)" $(if $(ROUNDS),--rounds $(ROUNDS)) \
+		$(if $(filter 1,$(UPDATE_DOC)),--update-doc)
 
 # The per-byte primitives (payload copies, the ICRC's CRC-32) on the host CPU
 # rather than under TCG: which variant the kernel should use. x86-64-v2 plus

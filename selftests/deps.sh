@@ -21,6 +21,8 @@ PKGS=(
 	# RDMA user space that runs inside the VM
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev iproute2
+	# make bench's chart
+	gnuplot-nox
 )
 
 missing=()
