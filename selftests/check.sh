@@ -66,7 +66,7 @@ OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity
 # NAK: those that make the responder replay saved state, place data at
 # the edge of an MR, or the completer take an unasked response stay. About
 # 50 s each here. "make check KVER=debug" runs the whole suite.
-DEBUG_WIRE=wire/dup_atomic,wire/dup_read,wire/mid_retransmit,wire/orphan_resp,wire/write_wrap
+DEBUG_WIRE=wire/dup_atomic,wire/dup_read,wire/mid_retransmit,wire/read_nak_gap,wire/orphan_resp,wire/write_wrap
 DEBUG_TESTS=${DEBUG_TESTS:-device/*,verbs/*,$DEBUG_WIRE,transport/events,transport/ud,transport/xsrq,rc/errors,rc/hostile,rc/integrity,rc/memwin,cm/rping,kernel/nvme_rdma}
 
 build=$top/build
@@ -215,14 +215,11 @@ two_host_plan() {
 	esac
 }
 # The tests of a pairing with rdma_rxe: every case but connect300 and
-# lossy. sroce:sroce pairings run connect300 with the bulk and pingpong
-# tests at their path MTU (the rest would add 5 minutes there). lossy is
-# left out until ib_read_bw over a lossy segment stops ending in "retry
-# exceeded" (an open bug: the responder drops some READ re-requests as
-# matching no saved READ, rcvd_drop_bad_read). make check2 and "make check
-# T=2host/..." run any test on any pairing.
+# lossy. sroce:sroce pairings run connect300 and lossy with the bulk and
+# pingpong tests at their path MTU (the rest would add 5 minutes there).
+# make check2 and "make check T=2host/..." run any test on any pairing.
 TWO_HOST_RXE_TESTS=2host/cm,2host/nvme,2host/perftest,2host/pingpong,2host/pingpongs,2host/read_bw,2host/send_bw,2host/write_bw
-TWO_HOST_SROCE_TESTS=2host/connect300,2host/pingpong,2host/read_bw,2host/send_bw,2host/write_bw
+TWO_HOST_SROCE_TESTS=2host/connect300,2host/lossy,2host/pingpong,2host/read_bw,2host/send_bw,2host/write_bw
 
 # two_host_tests "A:B[@MTU] ...": each pairing in its own pair of VMs, logs
 # in build/vm2-KVER-A-B[-mtuN], the capture checker's report in its

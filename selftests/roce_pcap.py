@@ -4,12 +4,14 @@
 # Check and summarise the RoCEv2 traffic of a pcap (the segment capture of
 # selftests/vm2.sh); python3 stdlib only, as the host has no tshark.
 #
-#   roce_pcap.py A.pcap [--peer-pcap B.pcap] [--ip IP --peer-ip IP]
+#   roce_pcap.py A.pcap [--peer-pcap B.pcap] [--ip IP,... --peer-ip IP,...]
 #                [--mtu BYTES|auto] [--no-fail] [--max-report N]
 #                [--context N] [--max-naks N] [--dump]
 #
-# A.pcap is the capture on the NIC of --ip (default 192.0.2.1), B.pcap on
-# that of --peer-ip (192.0.2.2). With both, each sender's packets are
+# A.pcap is the capture on the NIC of --ip (default 192.0.2.1,2001:db8::1),
+# B.pcap on that of --peer-ip (192.0.2.2,2001:db8::2). A sender is a host,
+# named by its first address, whatever family it sends from. With both
+# captures, each sender's packets are
 # counted as sent in its own capture and as received in the other's: lost on
 # the segment, and arrived more than once (retransmissions that were not
 # needed: the first copy had arrived).
@@ -17,12 +19,13 @@
 # The capture is split into sections at the marker datagrams the two-host
 # tests send (UDP to port 9, "SROCE-MARK TEST STEP start|done ..."). Per
 # section and sender: RC request packets, and those whose (dst IP, dst QPN,
-# PSN) was already sent in the section (retransmissions); NAKs and RNR NAKs,
+# PSN) was already sent in the section, or that ask again from a PSN behind
+# the highest one sent to that QP (a READ resent from a gap in its
+# responses): retransmissions; NAKs and RNR NAKs,
 # each with the packets around it. --dump lists every RoCE packet.
 # The last block starts with a line "summary"; in it, per sender, "sender
 # IP: N request packets, M sent more than once" (RC requests as sent, from
-# its own capture if both are given; M: copies of a (dst IP, dst QPN, PSN)
-# already sent in the section).
+# its own capture if both are given; M: retransmissions as above).
 #
 # The checker. Every frame to UDP port 4791 (IPv4 or IPv6, maybe VLAN
 # tagged) of either capture is checked; each problem prints one line
@@ -508,8 +511,10 @@ def main():
     ap.add_argument("--peer-pcap")
     ap.add_argument("--ack-timeout-ms", type=int, default=67,
                     help="the requester's local ACK timeout (perftest's, 14: 67 ms)")
-    ap.add_argument("--ip", default="192.0.2.1")
-    ap.add_argument("--peer-ip", default="192.0.2.2")
+    ap.add_argument("--ip", default="192.0.2.1,2001:db8::1",
+                    help="the addresses of the host that took the capture")
+    ap.add_argument("--peer-ip", default="192.0.2.2,2001:db8::2",
+                    help="the addresses of the other host")
     ap.add_argument("--mtu", default="1024",
                     help="the largest path MTU (RoCE payload per packet), or auto:"
                     " any IB MTU, the same on all FIRST/MIDDLE packets of a flow")
@@ -522,7 +527,7 @@ def main():
         a.mtu = "0"
     if not a.mtu.isdigit() or (int(a.mtu) and int(a.mtu) < 256):
         ap.error("--mtu: a number of bytes (at least 256), or auto")
-    mtu = int(a.mtu)
+    mtu = a.mtu = int(a.mtu)
 
     ck = Checker(a.pcap, mtu, a.max_report)
     t0, sections = read_sections(a.pcap, ck)
@@ -562,12 +567,37 @@ def read_sections(path, ck):
 
 
 def requests(pk, src):
-    """Counter of (dst, qpn, psn) of the RC requests sent by src"""
+    """Counter of (dst, qpn, psn) of the RC requests sent by the addresses
+    in src"""
     c = Counter()
     for t, s, d, b in pk:
-        if s == src and b["op"] < 0x20 and (b["op"] & 0x1f) not in RESPONSES:
+        if s in src and b["op"] < 0x20 and (b["op"] & 0x1f) not in RESPONSES:
             c[(d, b["dqpn"], b["psn"])] += 1
     return c
+
+
+def rerequests(pk, src, mtu):
+    """RC requests sent by src at a PSN not sent before but at or behind
+    the last one used on that QP (a READ takes one PSN per response packet
+    of @mtu bytes; mtu 0: one): a READ asked again from the gap in its
+    responses (its RETH names the rest). Retransmissions that the
+    (dst, qpn, psn) count cannot see."""
+    top = {}
+    seen = set()
+    n = 0
+    for t, s, d, b in pk:
+        if s not in src or b["op"] >= 0x20 or (b["op"] & 0x1f) in RESPONSES:
+            continue
+        k, p = (d, b["dqpn"]), b["psn"]
+        behind = k in top and ((top[k] - p) & 0xffffff) < 0x800000
+        if behind and (k, p) not in seen:
+            n += 1
+        seen.add((k, p))
+        if (b["op"] & 0x1f) == 0x0c and mtu and b.get("dmalen"):
+            p = (p + (b["dmalen"] + mtu - 1) // mtu - 1) & 0xffffff
+        if k not in top or 0 < ((p - top[k]) & 0xffffff) < 0x800000:
+            top[k] = p
+    return n
 
 
 def peer_lost(pk, src):
@@ -578,7 +608,7 @@ def peer_lost(pk, src):
     src's resends there recovery from a loss, not spurious."""
     prev = {}
     for t, s, d, b in pk:
-        if s == src or d != src or b["op"] >= 0x20:
+        if s in src or d not in src or b["op"] >= 0x20:
             continue
         op = b["op"]
         if "syn" in b and (b["syn"] >> 5) == 3:
@@ -603,7 +633,7 @@ def bursts(pk, src, tmo):
     n = early = 0
     prev = None
     for t, s, d, b in pk:
-        if s != src or b["op"] >= 0x20 or (b["op"] & 0x1f) in RESPONSES:
+        if s not in src or b["op"] >= 0x20 or (b["op"] & 0x1f) in RESPONSES:
             continue
         k = (d, b["dqpn"])
         p = b["psn"]
@@ -627,17 +657,18 @@ def analyse(a, t0, sections, peer):
     tot_dup = Counter()
     tot_nak = Counter()
     lossy = Counter()
+    mine, theirs = a.ip.split(","), a.peer_ip.split(",")
+    host = {x: h[0] for h in (mine, theirs) for x in h}
     for name, pk in sections:
         if not pk:
             continue
         if a.lossy_re and re.search(a.lossy_re, name):
             # resends are expected here: counted apart, kept out of the totals
-            for s_, n_ in requests(pk, a.ip).items():
-                lossy[(a.ip, "sent")] += n_
-                lossy[(a.ip, "again")] += n_ - 1
-            for s_, n_ in requests(pk, a.peer_ip).items():
-                lossy[(a.peer_ip, "sent")] += n_
-                lossy[(a.peer_ip, "again")] += n_ - 1
+            for h in (mine, theirs):
+                for s_, n_ in requests(pk, h).items():
+                    lossy[(h[0], "sent")] += n_
+                    lossy[(h[0], "again")] += n_ - 1
+                lossy[(h[0], "again")] += rerequests(pk, h, a.mtu)
             print("== %s: %d RoCE packets (lossy: not in the totals)" % (name, len(pk)))
             continue
         seen = set()
@@ -654,12 +685,15 @@ def analyse(a, t0, sections, peer):
                     naks.append(i)
                     tot_nak[(src, syn_str(b["syn"]))] += 1
                 continue
+            src = host.get(src, src)
             req[src] += 1
             k = (dst, b["dqpn"], b["psn"])
             if k in seen:
                 dup[src] += 1
                 dupop[(src, opname(b["op"]))] += 1
             seen.add(k)
+        for h in (mine, theirs):
+            dup[h[0]] += rerequests(pk, h, a.mtu)
         print("== %s: %d RoCE packets" % (name, len(pk)))
         for s in sorted(req):
             print("   sender %s: %d RC requests, %d repeated (dst, qpn, psn) = %.2f%%" %
@@ -668,25 +702,27 @@ def analyse(a, t0, sections, peer):
             tot_dup[s] += dup[s]
         # each sender as seen by the other side
         pp = peer.get(name)
-        for s, me in ((a.ip, pk), (a.peer_ip, pp)):
+        for h, me in ((mine, pk), (theirs, pp)):
+            s = h[0]
             other = pp if me is pk else pk
             if me is None or other is None or not req[s]:
                 continue
-            sent = requests(me, s)
-            got = requests(other, s)
+            sent = requests(me, h)
+            got = requests(other, h)
             lost = sum(max(0, n - got[k]) for k, n in sent.items())
             twice = sum(n - 1 for n in got.values() if n > 1)
             extra = sum(n - 1 for n in sent.values() if n > 1)
+            extra += rerequests(me, h, a.mtu)
             print("   %s as sent: %d requests, %d repeated; lost on the segment %d;"
                   " arrived more than once %d" % (s, sum(sent.values()), extra, lost, twice))
-            nb, early = bursts(me, s, a.ack_timeout_ms / 1000.0)
+            nb, early = bursts(me, h, a.ack_timeout_ms / 1000.0)
             print("   %s: %d retransmission bursts, %d starting less than %d ms after"
                   " their first PSN's first copy" % (s, nb, early, a.ack_timeout_ms))
             tot[s]["bursts"] += nb
             tot[s]["early"] += early
             tot[s]["sent"] += sum(sent.values())
             tot[s]["repeated"] += extra
-            if extra and not peer_lost(me, s) and not (other and peer_lost(other, s)):
+            if extra and not peer_lost(me, h) and not (other and peer_lost(other, h)):
                 tot[s]["unexplained"] += extra
             tot[s]["lost"] += lost
             tot[s]["twice"] += twice

@@ -468,6 +468,41 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("\nmalformed: 2\n", r.stdout)
 
+    def run_two(self, fa, fb, *args):
+        """the summary of two captures: @fa on 192.0.2.1, @fb on .2"""
+        with tempfile.TemporaryDirectory() as d:
+            pa, pb = os.path.join(d, "a.pcap"), os.path.join(d, "b.pcap")
+            write_pcap(pa, fa)
+            write_pcap(pb, fb)
+            r = subprocess.run([sys.executable, os.path.join(HERE, "roce_pcap.py"),
+                                pa, "--peer-pcap", pb] + list(args),
+                               stdout=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        return r.stdout
+
+    def test_rerequest_ipv6(self):
+        """an IPv6 sender counts as its host, in both captures; a READ
+        asked again from inside its range (a PSN never sent as a request)
+        is a retransmission, explained only by a gap in its responses"""
+        mtu = bytes(1024)
+
+        def rd(psn, n):
+            return roce(0x0c, psn, v6=True, ext=struct.pack(">QII", 0x1000, 7, n * 1024))
+
+        def resp(op, psn):
+            return roce(op, psn, dqpn=0x22, v6=True, src=DST6, dst=SRC6,
+                        payload=mtu)
+        for gap in (False, True):
+            rs = [resp(0x0d, 5)] + ([] if gap else [resp(0x0e, 6)]) + [resp(0x0f, 7)]
+            fs = [marker("T start"), rd(5, 3)] + rs + [rd(6, 2), resp(0x0d, 6),
+                                                      resp(0x0f, 7), rd(8, 1)]
+            out = self.run_two(fs, fs, "--mtu", "1024")
+            self.assertIn("\nsender 192.0.2.1: 3 request packets, 1 sent more than once\n",
+                          out)
+            self.assertIn("\nsender 192.0.2.1: %d sent more than once with no loss shown"
+                          " before them\n" % (0 if gap else 1), out)
+            self.assertNotIn("sender 2001:db8", out)
+
 
 if __name__ == "__main__":
     unittest.main()
