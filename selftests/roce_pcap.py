@@ -79,6 +79,7 @@
 #    a loss in the receiver's capture, not checked).
 
 import argparse
+import bisect
 import re
 import mmap
 import os
@@ -622,6 +623,29 @@ def peer_lost(pk, src):
     return False
 
 
+def unanswered_resends(pk, src, tmo):
+    """Request packets src sent again, less those resent after the peer
+    had sent src nothing at all for a whole ACK timeout (tmo s) from the
+    first copy: a local ACK timeout that expired, the peer being slower
+    than it (a stalled VM), is a loss as far as src can tell."""
+    first = {}
+    n = 0
+    rsp = [t for t, s, d, b in pk if d in src and s not in src]
+    for t, s, d, b in pk:
+        if s not in src or b["op"] >= 0x20 or (b["op"] & 0x1f) in RESPONSES:
+            continue
+        k = (d, b["dqpn"], b["psn"])
+        if k not in first:
+            first[k] = t
+            continue
+        t1 = first[k]
+        i = bisect.bisect_right(rsp, t1)
+        if t - t1 >= tmo and (i == len(rsp) or rsp[i] >= t1 + tmo):
+            continue
+        n += 1
+    return n
+
+
 def bursts(pk, src, tmo):
     """(retransmission bursts of src, those that start less than tmo s after
     the first copy of their first PSN): go-back-N from a PSN sent once
@@ -723,7 +747,8 @@ def analyse(a, t0, sections, peer):
             tot[s]["sent"] += sum(sent.values())
             tot[s]["repeated"] += extra
             if extra and not peer_lost(me, h) and not (other and peer_lost(other, h)):
-                tot[s]["unexplained"] += extra
+                tot[s]["unexplained"] += unanswered_resends(
+                    me, h, a.ack_timeout_ms / 1000.0) + rerequests(me, h, a.mtu)
             tot[s]["lost"] += lost
             tot[s]["twice"] += twice
         for (s, o), n in sorted(dupop.items()):
