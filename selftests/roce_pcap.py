@@ -567,14 +567,16 @@ def read_sections(path, ck):
     return t0 or 0, sections
 
 
-def requests(pk, src):
-    """Counter of (dst, qpn, psn) of the RC requests sent by the addresses
-    in src"""
-    c = Counter()
+def sent_requests(pk, src):
+    """The RC requests (t, dst, bth) that the addresses in src sent"""
     for t, s, d, b in pk:
         if s in src and b["op"] < 0x20 and (b["op"] & 0x1f) not in RESPONSES:
-            c[(d, b["dqpn"], b["psn"])] += 1
-    return c
+            yield t, d, b
+
+
+def requests(pk, src):
+    """Counter of (dst, qpn, psn) of the RC requests sent by src"""
+    return Counter((d, b["dqpn"], b["psn"]) for t, d, b in sent_requests(pk, src))
 
 
 def rerequests(pk, src, mtu):
@@ -586,9 +588,7 @@ def rerequests(pk, src, mtu):
     top = {}
     seen = set()
     n = 0
-    for t, s, d, b in pk:
-        if s not in src or b["op"] >= 0x20 or (b["op"] & 0x1f) in RESPONSES:
-            continue
+    for t, d, b in sent_requests(pk, src):
         k, p = (d, b["dqpn"]), b["psn"]
         behind = k in top and ((top[k] - p) & 0xffffff) < 0x800000
         if behind and (k, p) not in seen:
@@ -631,9 +631,7 @@ def unanswered_resends(pk, src, tmo):
     first = {}
     n = 0
     rsp = [t for t, s, d, b in pk if d in src and s not in src]
-    for t, s, d, b in pk:
-        if s not in src or b["op"] >= 0x20 or (b["op"] & 0x1f) in RESPONSES:
-            continue
+    for t, d, b in sent_requests(pk, src):
         k = (d, b["dqpn"], b["psn"])
         if k not in first:
             first[k] = t
@@ -656,9 +654,7 @@ def bursts(pk, src, tmo):
     top = None
     n = early = 0
     prev = None
-    for t, s, d, b in pk:
-        if s not in src or b["op"] >= 0x20 or (b["op"] & 0x1f) in RESPONSES:
-            continue
+    for t, d, b in sent_requests(pk, src):
         k = (d, b["dqpn"])
         p = b["psn"]
         if top is not None and k == top[0] and ((p - top[1]) & 0xffffff) >= 0x800000:
@@ -716,8 +712,9 @@ def analyse(a, t0, sections, peer):
                 dup[src] += 1
                 dupop[(src, opname(b["op"]))] += 1
             seen.add(k)
-        for h in (mine, theirs):
-            dup[h[0]] += rerequests(pk, h, a.mtu)
+        rereq = {h[0]: rerequests(pk, h, a.mtu) for h in (mine, theirs)}
+        for s in rereq:
+            dup[s] += rereq[s]
         print("== %s: %d RoCE packets" % (name, len(pk)))
         for s in sorted(req):
             print("   sender %s: %d RC requests, %d repeated (dst, qpn, psn) = %.2f%%" %
@@ -735,8 +732,8 @@ def analyse(a, t0, sections, peer):
             got = requests(other, h)
             lost = sum(max(0, n - got[k]) for k, n in sent.items())
             twice = sum(n - 1 for n in got.values() if n > 1)
-            extra = sum(n - 1 for n in sent.values() if n > 1)
-            extra += rerequests(me, h, a.mtu)
+            rr = rereq[s] if me is pk else rerequests(me, h, a.mtu)
+            extra = sum(n - 1 for n in sent.values() if n > 1) + rr
             print("   %s as sent: %d requests, %d repeated; lost on the segment %d;"
                   " arrived more than once %d" % (s, sum(sent.values()), extra, lost, twice))
             nb, early = bursts(me, h, a.ack_timeout_ms / 1000.0)
@@ -748,7 +745,7 @@ def analyse(a, t0, sections, peer):
             tot[s]["repeated"] += extra
             if extra and not peer_lost(me, h) and not (other and peer_lost(other, h)):
                 tot[s]["unexplained"] += unanswered_resends(
-                    me, h, a.ack_timeout_ms / 1000.0) + rerequests(me, h, a.mtu)
+                    me, h, a.ack_timeout_ms / 1000.0) + rr
             tot[s]["lost"] += lost
             tot[s]["twice"] += twice
         for (s, o), n in sorted(dupop.items()):
