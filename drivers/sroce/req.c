@@ -155,6 +155,47 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 	}
 }
 
+/*
+ * After a rewind: an ACK for a packet not yet sent again acknowledged the
+ * first copies, so the timeout that started the resend was spurious (the
+ * responder was slow, not short of packets; TCP's F-RTO reasons the same
+ * way). Everything sent before is taken as in flight again, and sending
+ * goes on at the newest PSN ever sent; a packet really lost is NAKed
+ * when the next arrives, or times out.
+ */
+static void sroce_req_resume(struct sroce_qp *qp)
+{
+	struct sroce_send_wqe *wqe;
+	u32 end = qp->req.psn_max;
+
+	while (qp->req.wqe_index != qp->req.fetched &&
+	       sroce_psn_cmp(qp->req.psn, end) < 0) {
+		wqe = sroce_sq_copy(qp, qp->req.wqe_index);
+		if (wqe->state == SROCE_WQE_DONE) {
+			/* A local operation, run already. */
+			qp->req.wqe_index = (qp->req.wqe_index + 1) &
+					    qp->sq.index_mask;
+			continue;
+		}
+		if (wqe->state != SROCE_WQE_RESEND)
+			break;
+		if (sroce_psn_cmp(wqe->last_psn, end) >= 0) {
+			/* Sent in part: go on after its newest packet. */
+			qp->req.offset = ((end - wqe->first_psn) &
+					  SROCE_PSN_MASK) * qp->mtu;
+			qp->req.psn = end;
+			break;
+		}
+		wqe->state = SROCE_WQE_SENT;
+		if (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC))
+			qp->req.rd_atomic++;
+		qp->req.wqe_index = (qp->req.wqe_index + 1) &
+				    qp->sq.index_mask;
+		qp->req.offset = 0;
+		qp->req.psn = sroce_psn_add(wqe->last_psn, 1);
+	}
+}
+
 void sroce_req_reset(struct sroce_qp *qp)
 {
 	qp->req.wqe_index = qp->sq.index;
@@ -165,6 +206,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.noack = 0;
 	qp->req.rd_atomic = 0;
 	qp->req.need_retry = false;
+	qp->req.resume = false;
 	qp->comp.psn = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
@@ -402,6 +444,10 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	if (qp->req.need_retry) {
 		qp->req.need_retry = false;
 		sroce_req_rewind(qp);
+		if (qp->req.resume) {
+			qp->req.resume = false;
+			sroce_req_resume(qp);
+		}
 	}
 	if (qp->comp.rnr_wait)
 		return false;
@@ -513,6 +559,13 @@ bool sroce_requester(struct sroce_qp *qp, int *budget)
 	while (*budget > 0 && sroce_req_step(qp)) {
 		progress = true;
 		(*budget)--;
+		/*
+		 * Responses have come: the completer reads them first, so
+		 * that a resend stops where they acknowledged and a full
+		 * window opens again.
+		 */
+		if (!skb_queue_empty_lockless(&qp->resp_pkts))
+			break;
 	}
 	return progress;
 }
