@@ -623,22 +623,62 @@ def peer_lost(pk, src):
     return False
 
 
-def unanswered_resends(pk, src, tmo):
-    """Request packets src sent again, less those resent after the peer
-    had sent src nothing at all for a whole ACK timeout (tmo s) from the
-    first copy: a local ACK timeout that expired, the peer being slower
-    than it (a stalled VM), is a loss as far as src can tell."""
-    first = {}
-    n = 0
-    rsp = [t for t, s, d, b in pk if d in src and s not in src]
+def peer_acks(pk, src):
+    """{(dst, dqpn) of src's requests: sorted [(t, psn)]}: the peer's
+    responses (ACK, NAK, READ response, atomic ACK) to src. A response names
+    src's QP, not the peer's, so it is paired with the requests by its PSN,
+    which is always one of theirs (24 random bits: a match is not chance)."""
+    psns = defaultdict(set)
     for t, d, b in sent_requests(pk, src):
-        k = (d, b["dqpn"], b["psn"])
+        psns[(d, b["dqpn"])].add(b["psn"])
+    pair = {}
+    acks = defaultdict(list)
+    for t, s, d, b in pk:
+        if s in src or d not in src or b["op"] >= 0x20 or \
+           (b["op"] & 0x1f) not in RESPONSES:
+            continue
+        q = (s, b["dqpn"])
+        if q not in pair:
+            k = [k for k, ps in psns.items() if k[0] == s and b["psn"] in ps]
+            if len(k) != 1:
+                continue
+            pair[q] = k[0]
+        p = b["psn"]
+        if "syn" in b and (b["syn"] >> 5) in (1, 3):
+            p = (p - 1) & 0xffffff      # RNR or NAK: acknowledges before it
+        acks[pair[q]].append((t, p))
+    return acks
+
+
+def unanswered_resends(pk, src, tmo):
+    """Request packets src sent again, less the go-back-N bursts that a
+    local ACK timeout started: the burst's first packet went again a whole
+    ACK timeout (tmo s) after its first copy, and no response of the peer
+    acknowledging it had reached src. That timeout expired because the peer
+    was slower than it (a stalled VM): a loss as far as src can tell. In
+    such a burst a packet that the peer had acknowledged by then counts
+    (src should have stopped there). A response counts only if it came
+    tmo/4 before the resend: one that crossed it was not seen in time."""
+    first = {}
+    prev = {}
+    n = 0
+    acks = peer_acks(pk, src)
+    for t, d, b in sent_requests(pk, src):
+        q, p = (d, b["dqpn"]), b["psn"]
+        k = q + (p,)
         if k not in first:
             first[k] = t
+            prev[q] = None
             continue
-        t1 = first[k]
-        i = bisect.bisect_right(rsp, t1)
-        if t - t1 >= tmo and (i == len(rsp) or rsp[i] >= t1 + tmo):
+        a = acks.get(q, [])
+        i = bisect.bisect_left(a, (first[k], -1))
+        j = bisect.bisect_left(a, (t - tmo / 4, -1))
+        acked = any(((pa - p) & 0xffffff) < 0x800000 for ta, pa in a[i:j])
+        head = prev.get(q)
+        if head is None or head[0] != (p - 1) & 0xffffff:
+            head = (p, t - first[k] >= tmo)       # a new burst
+        prev[q] = (p, head[1])
+        if head[1] and not acked:
             continue
         n += 1
     return n

@@ -99,13 +99,15 @@ def marker(text):
             struct.pack(">HHHH", 40000, 9, 8 + len(pl), 0) + pl)
 
 
-def write_pcap(path, frames, snaplen=65536):
-    """frames: Ethernet frames, written as captured with @snaplen"""
+def write_pcap(path, frames, snaplen=65536, ms=None):
+    """frames: Ethernet frames, written as captured with @snaplen, frame i
+    at 1000 s + @ms[i] milliseconds (default: i)"""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, snaplen, 1))
         for i, fr in enumerate(frames):
             cap = fr[:snaplen]
-            f.write(struct.pack("<IIII", 1000 + i // 1000, (i % 1000) * 1000,
+            m = ms[i] if ms else i
+            f.write(struct.pack("<IIII", 1000 + m // 1000, (m % 1000) * 1000,
                                 len(cap), len(fr)))
             f.write(cap)
 
@@ -468,12 +470,12 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("\nmalformed: 2\n", r.stdout)
 
-    def run_two(self, fa, fb, *args):
+    def run_two(self, fa, fb, *args, ms=None):
         """the summary of two captures: @fa on 192.0.2.1, @fb on .2"""
         with tempfile.TemporaryDirectory() as d:
             pa, pb = os.path.join(d, "a.pcap"), os.path.join(d, "b.pcap")
-            write_pcap(pa, fa)
-            write_pcap(pb, fb)
+            write_pcap(pa, fa, ms=ms)
+            write_pcap(pb, fb, ms=ms)
             r = subprocess.run([sys.executable, os.path.join(HERE, "roce_pcap.py"),
                                 pa, "--peer-pcap", pb] + list(args),
                                stdout=subprocess.PIPE, universal_newlines=True)
@@ -502,6 +504,28 @@ class CliTest(unittest.TestCase):
             self.assertIn("\nsender 192.0.2.1: %d sent more than once with no loss shown"
                           " before them\n" % (0 if gap else 1), out)
             self.assertNotIn("sender 2001:db8", out)
+
+    def test_timeout_resend(self):
+        """a WRITE resent after a whole ACK timeout (67 ms) is explained
+        if no ACK that covers it had come (some ACK may have: the peer was
+        slow, not silent), and not if one had come in time to be seen; the
+        rest of its burst, sent first less than a timeout before, too"""
+        mtu = bytes(1024)
+        w = [roce(0x06, 2, payload=mtu), roce(0x07, 3, payload=mtu),
+             roce(0x08, 4, payload=mtu)]
+        # (ACK PSN, its time, the resend's time, first copies of PSN 3
+        # and 4 (the burst's tail: younger than a timeout), unexplained)
+        for ack, at, again, tail, bad in ((1, 10, 100, 3, 0), (4, 50, 100, 3, 3),
+                                          (4, 95, 100, 3, 0), (1, 10, 40, 3, 3),
+                                          (1, 45, 100, 40, 0), (3, 70, 100, 40, 2)):
+            fs = [marker("T start"), roce(0x04, 1, payload=b"x")] + w + \
+                 [resp(0x11, ack, syn=0x1f)] + w
+            ms = [0, 1, 2, tail, tail + 1, at, again, again + 1, again + 2]
+            out = self.run_two(fs, fs, "--mtu", "1024", ms=ms)
+            self.assertIn("\nsender 192.0.2.1: 7 request packets, 3 sent more than once\n",
+                          out)
+            self.assertIn("\nsender 192.0.2.1: %d sent more than once with no loss shown"
+                          " before them\n" % bad, out, (ack, at, again))
 
 
 if __name__ == "__main__":
