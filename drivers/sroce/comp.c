@@ -193,10 +193,7 @@ static void sroce_comp_ack_to(struct sroce_qp *qp, u32 psn)
 		qp->comp.gap_valid = false;
 		qp->comp.retry_left = qp->attr.retry_cnt;
 		qp->comp.rnr_left = qp->attr.rnr_retry;
-		if (sroce_psn_cmp(next, qp->req.psn) > 0) {
-			qp->req.need_retry = true;
-			qp->req.resume = true;
-		}
+		/* Past a packet not yet sent again: sroce_req_step() resumes. */
 	}
 }
 
@@ -267,7 +264,6 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 		return;
 	}
 	qp->comp.retry_left--;
-	qp->req.resume = false;		/* this one is no late ACK */
 	/* By cause: a timeout, or a NAK (sequence, or a response missing). */
 	sroce_count(sdev, timeout ? SROCE_CNT_COMP_RETRY :
 				    SROCE_CNT_RETRANS_NAK);
@@ -328,7 +324,6 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 			qp->comp.rnr_left--;
 		sroce_count(sdev, SROCE_CNT_RETRANS_RNR);
 		qp->req.need_retry = true;
-		qp->req.resume = false;
 		qp->comp.rnr_wait = true;
 		if (!qp->dying)
 			mod_timer(&qp->comp.rnr_timer, jiffies +

@@ -206,7 +206,6 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.noack = 0;
 	qp->req.rd_atomic = 0;
 	qp->req.need_retry = false;
-	qp->req.resume = false;
 	qp->comp.psn = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
@@ -442,12 +441,13 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	int span;
 
 	if (qp->req.need_retry) {
+		/* A timeout, NAK or RNR wait: from the acknowledged point. */
 		qp->req.need_retry = false;
 		sroce_req_rewind(qp);
-		if (qp->req.resume) {
-			qp->req.resume = false;
-			sroce_req_resume(qp);
-		}
+	} else if (rc && sroce_psn_cmp(qp->comp.psn, qp->req.psn) > 0) {
+		/* A late ACK passed the packet a resend would send next. */
+		sroce_req_rewind(qp);
+		sroce_req_resume(qp);
 	}
 	if (qp->comp.rnr_wait)
 		return false;

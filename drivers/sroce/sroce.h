@@ -209,7 +209,6 @@ struct sroce_qp {
 		u32	noack;		/* packets since the last AckReq */
 		u32	rd_atomic;	/* reads/atomics outstanding */
 		bool	need_retry;
-		bool	resume;		/* then on from psn_max (late ACK) */
 	} req;
 
 	struct {
