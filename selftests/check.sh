@@ -66,9 +66,11 @@ OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity
 # NAK: those that make the responder replay saved state, place data at
 # the edge of an MR, or the completer take an unasked response stay. About
 # 50 s each here. Nor device/gid_types (two minutes of IPv6 address
-# set-up, GID table logic the other kernels test). "make check
+# set-up, GID table logic the other kernels test) and wire/read_nak_gap
+# (a NAK for a READ response gap: no state replayed, wire/dup_read places
+# the same responses), which took the CI past 80 minutes. "make check
 # KVER=debug" runs the whole suite.
-DEBUG_WIRE=wire/dup_atomic,wire/dup_read,wire/mid_retransmit,wire/read_nak_gap,wire/orphan_resp,wire/write_wrap
+DEBUG_WIRE=wire/dup_atomic,wire/dup_read,wire/mid_retransmit,wire/orphan_resp,wire/write_wrap
 DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types),verbs/*,$DEBUG_WIRE,transport/events,transport/ud,transport/xsrq,rc/errors,rc/hostile,rc/integrity,rc/memwin,cm/rping,kernel/nvme_rdma}
 
 build=$top/build
