@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Port hardware counters. The data path bumps atomic64 counters in the
- * device; the RDMA core reads them through ->get_hw_stats.
+ * Port hardware counters. The data path bumps per-CPU counters in the
+ * device, so that no cache line is shared between the CPUs that send and
+ * receive; the RDMA core reads their sums through ->get_hw_stats.
  */
 #include "sroce.h"
 
@@ -53,10 +54,17 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port_num, int index)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
-	int i;
+	int cpu, i;
 
 	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
-		stats->value[i] = atomic64_read(&sdev->stats[i]);
+		stats->value[i] = 0;
+	/* Each CPU's u64 is written by that CPU alone; a 64-bit read is whole. */
+	for_each_possible_cpu(cpu) {
+		const struct sroce_stats *s = per_cpu_ptr(sdev->stats, cpu);
+
+		for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+			stats->value[i] += READ_ONCE(s->v[i]);
+	}
 
 	return SROCE_NUM_COUNTERS;
 }

@@ -42,4 +42,9 @@ enum sroce_counter {
 	SROCE_NUM_COUNTERS
 };
 
+/* One CPU's share of the counters; the port's value is the sum. */
+struct sroce_stats {
+	u64	v[SROCE_NUM_COUNTERS];
+};
+
 #endif /* SROCE_COUNTERS_H */

@@ -201,6 +201,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	sroce_verbs_cleanup(sdev);
 	sroce_net_put(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	free_percpu(sdev->stats);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -295,17 +296,20 @@ void sroce_port_update(struct sroce_dev *sdev, bool notify)
 struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
-	int i;
 
 	sdev = ib_alloc_device(sroce_dev, ibdev);
 	if (!sdev)
 		return NULL;
+	/* Zeroed; before the ops are set, so nothing else to undo. */
+	sdev->stats = alloc_percpu(struct sroce_stats);
+	if (!sdev->stats) {
+		ib_dealloc_device(&sdev->ibdev);
+		return NULL;
+	}
 
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	INIT_HLIST_NODE(&sdev->table_node);
-	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
-		atomic64_set(&sdev->stats[i], 0);
 	sdev->port_state = IB_PORT_DOWN;
 	sdev->port_mtu = sroce_mtu_from_netdev(ndev);
 	sroce_verbs_init(sdev);

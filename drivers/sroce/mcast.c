@@ -229,7 +229,8 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 			if (!c)
 				break;
 			any = true;
-			sroce_qp_deliver(sdev, m->qp, c);
+			if (sroce_qp_deliver(sdev, m->qp, c))
+				sroce_qp_sched(m->qp);
 		}
 	}
 	rcu_read_unlock();

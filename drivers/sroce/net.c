@@ -31,6 +31,9 @@ static DEFINE_MUTEX(sroce_net_mutex);
 /* Woken whenever a device drops its sockets (sroce_net_put). */
 static DECLARE_WAIT_QUEUE_HEAD(sroce_net_wq);
 
+static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
+				  bool wire);
+
 static bool sroce_av_ipv6(const struct sroce_av *av)
 {
 	return av->network_type == RDMA_NETWORK_IPV6;
@@ -98,20 +101,37 @@ static int sroce_route6(struct net *net, struct sroce_dev *sdev,
 }
 
 /*
- * Add UDP and IP headers and the ICRC to a packet built by
- * sroce_skb_alloc(), and send it through the netdev, or straight to our
- * own receive path when it is addressed to this device. Consumes @skb.
+ * Whether a looped-back packet should reach its QP's work now: it ends a
+ * message, or is a response. The packets inside a message are told in
+ * batches (sroce_qp_kick()).
  */
-int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+static bool sroce_loop_urgent(const struct sk_buff *skb)
+{
+	const struct sroce_bth *bth = (const struct sroce_bth *)skb->data;
+
+	return !(sroce_opcodes[bth->opcode & 0x1f].flags &
+		 (SROCE_F_FIRST | SROCE_F_MIDDLE));
+}
+
+/*
+ * Add UDP and IP headers and the ICRC to a packet built by
+ * sroce_skb_alloc() for @qp, and send it through the netdev, or straight
+ * to our own receive path when it is addressed to this device. Consumes
+ * @skb. Called from @qp's work, its lock held.
+ */
+int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 	       struct sk_buff *skb)
 {
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct net_device *ndev = sdev->ndev;
 	struct net *net = dev_net(ndev);
 	bool v6 = sroce_av_ipv6(av);
 	unsigned int iblen = skb->len - SROCE_ICRC_SIZE;
 	bool loop = ether_addr_equal(av->dmac, ndev->dev_addr);
+	struct sroce_qp *dst;
 	struct udphdr *uh;
 	__le32 icrc;
+	bool urgent;
 	int err;
 
 	if (unlikely(READ_ONCE(sdev->ndev_gone))) {
@@ -121,6 +141,7 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 		return -ENODEV;
 	}
 	skb->dev = ndev;
+	urgent = sroce_loop_urgent(skb);
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh->source = htons(sport);
@@ -157,23 +178,30 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 		skb->protocol = htons(ETH_P_IP);
 	}
 
+	sroce_count(sdev, SROCE_CNT_SENT_PKTS);
+	sroce_count_add(sdev, SROCE_CNT_SENT_BYTES, iblen);
+
+	if (loop) {
+		/*
+		 * Addressed to ourselves: no route, no qdisc, no wire, and so
+		 * no ICRC either. It guards against corruption on a link; this
+		 * packet goes from our memory to our memory. Its four bytes
+		 * stay unwritten, and the receive path trims them unread.
+		 */
+		skb->pkt_type = PACKET_HOST;
+		skb_pull(skb, skb_transport_offset(skb));
+		local_bh_disable();
+		dst = sroce_rcv(sdev, skb, false);
+		local_bh_enable();
+		if (dst)
+			sroce_qp_kick(qp, dst, urgent);
+		return 0;
+	}
+
 	icrc = sroce_icrc(skb_network_header(skb),
 			  skb_transport_offset(skb) - skb_network_offset(skb),
 			  skb_transport_header(skb) + sizeof(*uh), iblen);
 	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
-
-	sroce_count(sdev, SROCE_CNT_SENT_PKTS);
-	atomic64_add(iblen, &sdev->stats[SROCE_CNT_SENT_BYTES]);
-
-	if (loop) {
-		/* Addressed to ourselves: no route, no qdisc, no wire. */
-		skb->pkt_type = PACKET_HOST;
-		skb_pull(skb, skb_transport_offset(skb));
-		local_bh_disable();
-		sroce_rcv(sdev, skb);
-		local_bh_enable();
-		return 0;
-	}
 
 	err = v6 ? sroce_route6(net, sdev, av, skb) :
 		   sroce_route4(net, sdev, av, skb);
@@ -200,6 +228,7 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev;
+	struct sroce_qp *qp;
 
 	sdev = sroce_dev_get_by_netdev(skb->dev);
 	if (!sdev) {
@@ -211,7 +240,11 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 	} else {
 		/* skb->data is at the UDP header. */
-		sroce_rcv(sdev, skb);
+		qp = sroce_rcv(sdev, skb, true);
+		if (qp) {
+			sroce_qp_sched(qp);
+			sroce_qp_put(qp);
+		}
 	}
 	ib_device_put(&sdev->ibdev);
 	return 0;
@@ -219,32 +252,38 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 
 /*
  * Receive one packet, skb->data at its UDP header (linear), in softirq or
- * with BHs off: check it, find its QP and queue it there. Consumes @skb.
+ * with BHs off: check it (its ICRC too if it came from a @wire), find its
+ * QP and queue it there. Consumes @skb. Returns the QP it was queued on,
+ * with a reference, for the caller to schedule; NULL if dropped, or if
+ * multicast (scheduled already).
  */
-void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
+				  bool wire)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	unsigned int l4off = skb->data - skb_network_header(skb);
+	bool v6 = skb->protocol == htons(ETH_P_IPV6);
+	const u8 *nh = skb_network_header(skb);
 
-	switch (sroce_parse(skb_network_header(skb), l4off + skb->len, l4off,
-			    skb->protocol == htons(ETH_P_IPV6), pkt)) {
+	switch (wire ? sroce_parse(nh, l4off + skb->len, l4off, v6, pkt) :
+		       sroce_parse_hdrs(nh, l4off + skb->len, l4off, v6, pkt)) {
 	case SROCE_PARSE_OK:
 		break;
 	case SROCE_PARSE_BAD_ICRC:
 		sroce_count(sdev, SROCE_CNT_RCVD_ICRC_ERR);
 		kfree_skb(skb);
-		return;
+		return NULL;
 	default:
 		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
 		kfree_skb(skb);
-		return;
+		return NULL;
 	}
 	__skb_pull(skb, sizeof(struct udphdr));
 	__skb_trim(skb, pkt->hdr_len + pkt->paylen + pkt->pad);
 
 	sroce_count(sdev, SROCE_CNT_RCVD_PKTS);
-	atomic64_add(skb->len, &sdev->stats[SROCE_CNT_RCVD_BYTES]);
-	sroce_qp_rcv(sdev, skb);
+	sroce_count_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
+	return sroce_qp_rcv(sdev, skb);
 }
 
 static struct socket *sroce_sock_open(struct net *net, bool ipv6)

@@ -114,16 +114,16 @@ static bool sroce_parse_opcode(u8 op, u8 bth_flags)
  * Check the packet at @nh, @len bytes from its IP header to its ICRC, the
  * UDP header at @l4off, received as IPv6 if @ipv6; fill @pkt. On success
  * the transport headers, payload and pad are pkt->hdr_len + pkt->paylen +
- * pkt->pad bytes from the BTH, which is right behind the UDP header.
+ * pkt->pad bytes from the BTH, which is right behind the UDP header. The
+ * ICRC is not looked at: see sroce_parse().
  */
-enum sroce_parse_result sroce_parse(const u8 *nh, unsigned int len,
-				    unsigned int l4off, bool ipv6,
-				    struct sroce_pkt *pkt)
+enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
+					 unsigned int l4off, bool ipv6,
+					 struct sroce_pkt *pkt)
 {
 	const struct sroce_bth *bth;
 	const struct udphdr *uh;
 	unsigned int iblen;
-	__le32 icrc;
 	u8 op;
 
 	if (!sroce_parse_ip(nh, len, l4off, ipv6))
@@ -154,9 +154,24 @@ enum sroce_parse_result sroce_parse(const u8 *nh, unsigned int len,
 	pkt->psn = be32_to_cpu(bth->apsn) & SROCE_PSN_MASK;
 	pkt->ackreq = !!(be32_to_cpu(bth->apsn) & SROCE_BTH_ACKREQ);
 	pkt->se = !!(bth->flags & SROCE_BTH_SE);
+	return SROCE_PARSE_OK;
+}
 
-	memcpy(&icrc, (const u8 *)bth + iblen, sizeof(icrc));
-	if (icrc != sroce_icrc(nh, l4off, (const u8 *)bth, iblen))
+/* sroce_parse_hdrs(), then the ICRC: what a packet from a wire must pass. */
+enum sroce_parse_result sroce_parse(const u8 *nh, unsigned int len,
+				    unsigned int l4off, bool ipv6,
+				    struct sroce_pkt *pkt)
+{
+	enum sroce_parse_result r = sroce_parse_hdrs(nh, len, l4off, ipv6, pkt);
+	const u8 *bth = nh + l4off + SROCE_UDP_HLEN;
+	unsigned int iblen;
+	__le32 icrc;
+
+	if (r != SROCE_PARSE_OK)
+		return r;
+	iblen = len - l4off - SROCE_UDP_HLEN - SROCE_ICRC_SIZE;
+	memcpy(&icrc, bth + iblen, sizeof(icrc));
+	if (icrc != sroce_icrc(nh, l4off, bth, iblen))
 		return SROCE_PARSE_BAD_ICRC;
 	return SROCE_PARSE_OK;
 }

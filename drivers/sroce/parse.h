@@ -42,6 +42,9 @@ enum sroce_parse_result {
 __le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
 		  unsigned int iblen);
 
+enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
+					 unsigned int l4off, bool ipv6,
+					 struct sroce_pkt *pkt);
 enum sroce_parse_result sroce_parse(const u8 *nh, unsigned int len,
 				    unsigned int l4off, bool ipv6,
 				    struct sroce_pkt *pkt);

@@ -111,10 +111,33 @@ void sroce_wq_exit(void)
 	destroy_workqueue(sroce_wq);
 }
 
-void sroce_qp_sched(struct sroce_qp *qp)
+/* qp->run: a run is under way; someone asked it to look again. */
+#define SROCE_RUN_BUSY		1
+#define SROCE_RUN_AGAIN		2
+
+static void sroce_qp_queue(struct sroce_qp *qp)
 {
 	if (!READ_ONCE(qp->dying))
 		queue_work(sroce_wq, &qp->work);
+}
+
+/*
+ * The QP has something to do (a doorbell, a packet, a timer), from any
+ * context. If a run is under way, in a worker or in some caller's context,
+ * it looks again before it lets go (sroce_qp_run()): no worker is woken
+ * only to wait for the lock. Else the work is queued. Whatever the caller
+ * stored before is seen by that run: the cmpxchg orders it.
+ */
+void sroce_qp_sched(struct sroce_qp *qp)
+{
+	int old = atomic_read(&qp->run);
+
+	do {
+		if (!(old & SROCE_RUN_BUSY)) {
+			sroce_qp_queue(qp);
+			return;
+		}
+	} while (!atomic_try_cmpxchg(&qp->run, &old, old | SROCE_RUN_AGAIN));
 }
 
 /* Find QP @qpn and take a reference; BHs off or in softirq. */
@@ -140,31 +163,122 @@ static void sroce_qp_flush(struct sroce_qp *qp);
 static void sroce_qp_run(struct sroce_qp *qp);
 
 /*
- * The QP's work: completer, responder and requester in turn until there
- * is nothing left to do or the budget is spent (then it requeues itself so
- * other QPs get their turn).
+ * Loopback packets (to a QP of this device) are queued on their QP from
+ * our own work, and that QP is told later, not once a packet: the packets
+ * inside a message every SROCE_KICK_BATCH, so that its work takes them
+ * as a batch on another CPU instead of being woken for each; a packet
+ * that ends a message or answers one at once.
  */
-static void sroce_qp_run(struct sroce_qp *qp)
+#define SROCE_KICK_BATCH	16
+/* At most so many runs of other QPs inside one run (each has its budget). */
+#define SROCE_KICK_INLINE	8
+
+/*
+ * Tell qp->kick.qp that packets wait. If @may_run and its work is idle,
+ * run it right here, in our context, as rdma_rxe did until 6.11: no
+ * hand-off, no wake-up. Only one level deep: what it sends back to us our
+ * own run takes (kick.back), what it sends elsewhere goes to the workqueue.
+ * trylock, never a wait, so two QPs running each other cannot deadlock.
+ */
+static void sroce_qp_kick_flush(struct sroce_qp *qp, bool may_run)
 {
-	int budget = 256;
+	struct sroce_qp *dst = qp->kick.qp;
+
+	if (!dst)
+		return;
+	qp->kick.qp = NULL;
+	qp->kick.pkts = 0;
+	if (dst == qp || dst == qp->kick.outer) {
+		/* Its run is on our stack, its lock held: it looks again. */
+		dst->kick.back = true;
+	} else if (may_run && !qp->kick.outer &&
+		   qp->kick.inlined < SROCE_KICK_INLINE &&
+		   mutex_trylock(&dst->lock)) {
+		qp->kick.inlined++;
+		dst->kick.outer = qp;
+		sroce_qp_run(dst);
+		dst->kick.outer = NULL;
+		mutex_unlock(&dst->lock);
+	} else {
+		sroce_qp_sched(dst);
+	}
+	sroce_qp_put(dst);
+}
+
+/* @qp's work queued a packet on @dst; takes over the reference on @dst. */
+void sroce_qp_kick(struct sroce_qp *qp, struct sroce_qp *dst, bool urgent)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->kick.qp != dst) {
+		sroce_qp_kick_flush(qp, false);
+		qp->kick.qp = dst;
+	} else {
+		sroce_qp_put(dst);
+	}
+	if (urgent || ++qp->kick.pkts >= SROCE_KICK_BATCH)
+		sroce_qp_kick_flush(qp, urgent);
+}
+
+/*
+ * Completer, responder and requester in turn until there is nothing left
+ * to do or the budget is spent. Whoever it sent loopback packets to is
+ * told before it returns.
+ */
+static void sroce_qp_pass(struct sroce_qp *qp, int *budget)
+{
 	bool progress;
 
-	lockdep_assert_held(&qp->lock);
 	if (qp->state == IB_QPS_ERR) {
 		sroce_qp_flush(qp);
 		return;
 	}
 	do {
-		progress = sroce_completer(qp, &budget);
-		progress |= sroce_responder(qp, &budget);
-		progress |= sroce_requester(qp, &budget);
-		if (qp->state == IB_QPS_ERR) {
-			sroce_qp_flush(qp);
+		progress = sroce_completer(qp, budget);
+		progress |= sroce_responder(qp, budget);
+		progress |= sroce_requester(qp, budget);
+		if (qp->state == IB_QPS_ERR)
+			break;
+		/* Nothing left here: the peer's turn, then look again. */
+		if (!progress)
+			sroce_qp_kick_flush(qp, true);
+		progress |= qp->kick.back;
+		qp->kick.back = false;
+	} while (progress && *budget > 0);
+	sroce_qp_kick_flush(qp, false);
+	if (qp->state == IB_QPS_ERR)
+		sroce_qp_flush(qp);
+}
+
+/*
+ * The QP's work, from its worker or in the caller's context: passes until
+ * nobody asks for another (SROCE_RUN_AGAIN) or the budget is spent; then
+ * it requeues itself, so that other QPs get their turn.
+ */
+static void sroce_qp_run(struct sroce_qp *qp)
+{
+	int budget = 256;
+
+	lockdep_assert_held(&qp->lock);
+	qp->kick.inlined = 0;
+	/* A full barrier: what was queued before is seen by the pass. */
+	atomic_xchg(&qp->run, SROCE_RUN_BUSY);
+	for (;;) {
+		sroce_qp_pass(qp, &budget);
+		if (budget <= 0) {
+			atomic_set(&qp->run, 0);
+			sroce_qp_queue(qp);
 			return;
 		}
-	} while (progress && budget > 0);
-	if (budget <= 0)
-		sroce_qp_sched(qp);
+		if (atomic_cmpxchg(&qp->run, SROCE_RUN_BUSY, 0) == SROCE_RUN_BUSY)
+			return;
+		/*
+		 * Asked again meanwhile: take the request, look again. Each
+		 * pass costs budget, even one that finds nothing, so a flood
+		 * of requests cannot keep this caller here.
+		 */
+		atomic_xchg(&qp->run, SROCE_RUN_BUSY);
+		budget--;
+	}
 }
 
 static void sroce_qp_work(struct work_struct *work)
@@ -622,6 +736,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	timer_delete_sync(&qp->comp.retrans_timer);
 	timer_delete_sync(&qp->comp.rnr_timer);
 	cancel_work_sync(&qp->work);
+	/* Every run tells its loopback peer before it returns. */
+	WARN_ON_ONCE(qp->kick.qp);
 	timer_delete_sync(&qp->comp.retrans_timer);
 	timer_delete_sync(&qp->comp.rnr_timer);
 

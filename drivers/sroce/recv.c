@@ -74,10 +74,11 @@ static u8 sroce_qp_class(struct sroce_qp *qp)
 }
 
 /*
- * Queue @skb on @qp if the QP may take it (type, state, addresses).
- * Consumes @skb; the caller keeps its QP reference.
+ * Queue @skb on @qp if the QP may take it (type, state, addresses); true
+ * if queued, and then the caller schedules the QP's work. Consumes @skb;
+ * the caller keeps its QP reference.
  */
-void sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
+bool sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
 		      struct sk_buff *skb)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
@@ -108,15 +109,19 @@ void sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
 		goto drop;
 
 	skb_queue_tail(q, skb);
-	sroce_qp_sched(qp);
-	return;
+	return true;
 
 drop:
 	sroce_count_drop(sdev, cause);
 	kfree_skb(skb);
+	return false;
 }
 
-void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+/*
+ * Find the QP of a checked packet and queue it there. Returns that QP, with
+ * a reference, or NULL when the packet was dropped or was multicast.
+ */
+struct sroce_qp *sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_bth *bth = sroce_bth(skb);
 	u32 qpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
@@ -128,7 +133,7 @@ void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		if ((sroce_pkt(skb)->opcode & 0xe0) != SROCE_OP_UD)
 			goto drop;
 		sroce_mcast_rcv(sdev, skb);
-		return;
+		return NULL;
 	}
 	if (qpn == 1) {
 		/* The GSI QP (MADs for the connection manager). */
@@ -140,13 +145,15 @@ void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (!qp) {
 		sroce_count_drop(sdev, SROCE_CNT_DROP_NO_QP);
 		kfree_skb(skb);
-		return;
+		return NULL;
 	}
-	sroce_qp_deliver(sdev, qp, skb);
+	if (sroce_qp_deliver(sdev, qp, skb))
+		return qp;
 	sroce_qp_put(qp);
-	return;
+	return NULL;
 
 drop:
 	sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
 	kfree_skb(skb);
+	return NULL;
 }

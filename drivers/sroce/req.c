@@ -338,7 +338,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	memset(p + payload, 0, pad);
 
 	/* -EAGAIN: dropped on the way out (a full qdisc); sent again soon. */
-	err = sroce_xmit(sdev, &qp->av, qp->src_port, skb);
+	err = sroce_xmit(qp, &qp->av, qp->src_port, skb);
 	if (err)
 		return err;
 
@@ -427,8 +427,8 @@ static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
 		}
 	}
 	memset(p + len, 0, pad);
-	sroce_xmit(sdev, &av, rdma_get_udp_sport(av.flow_label,
-						 qp->ibqp.qp_num, dqpn), skb);
+	sroce_xmit(qp, &av, rdma_get_udp_sport(av.flow_label,
+					       qp->ibqp.qp_num, dqpn), skb);
 	sroce_count(sdev, SROCE_CNT_RDMA_SENDS);
 	return IB_WC_SUCCESS;
 }

@@ -79,7 +79,7 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 	if (!skb)
 		return -ENOMEM;
 	((struct sroce_aeth *)p)->smsn = sroce_aeth(qp, syndrome);
-	return sroce_xmit(to_sdev(qp->ibqp.device), &qp->av, qp->src_port, skb);
+	return sroce_xmit(qp, &qp->av, qp->src_port, skb);
 }
 
 static void sroce_send_atomic_ack(struct sroce_qp *qp, struct sroce_res *res)
@@ -93,7 +93,7 @@ static void sroce_send_atomic_ack(struct sroce_qp *qp, struct sroce_res *res)
 	((struct sroce_aeth *)p)->smsn = sroce_aeth(qp, SROCE_AETH_ACK_NOCREDIT);
 	((struct sroce_atmack *)(p + sizeof(struct sroce_aeth)))->orig =
 		cpu_to_be64(res->orig);
-	sroce_xmit(to_sdev(qp->ibqp.device), &qp->av, qp->src_port, skb);
+	sroce_xmit(qp, &qp->av, qp->src_port, skb);
 }
 
 /* Stop sending READ responses: the reply is over, or it failed. */
@@ -152,7 +152,7 @@ static void sroce_send_read_pkt(struct sroce_qp *qp)
 			goto access_err;
 		}
 	}
-	sroce_xmit(to_sdev(qp->ibqp.device), &qp->av, qp->src_port, skb);
+	sroce_xmit(qp, &qp->av, qp->src_port, skb);
 	res->cur_first = false;
 	res->cur_off = off + n;
 	res->cur_psn = sroce_psn_add(psn, 1);

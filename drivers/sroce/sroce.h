@@ -78,7 +78,8 @@ struct sroce_dev {
 	atomic_t		num_pd;
 	atomic_t		num_cq;
 
-	atomic64_t		stats[SROCE_NUM_COUNTERS];
+	/* Port counters, per CPU: the data path bumps them on every packet. */
+	struct sroce_stats __percpu *stats;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -190,6 +191,8 @@ struct sroce_qp {
 	refcount_t		ref;		/* receive path lookups + 1 */
 	struct completion	released;
 	struct work_struct	work;
+	/* SROCE_RUN_BUSY while a run holds the lock; see sroce_qp_sched() */
+	atomic_t		run;
 	bool			dying;
 	struct sk_buff_head	req_pkts;	/* requests for our responder */
 	struct sk_buff_head	resp_pkts;	/* responses for our completer */
@@ -199,6 +202,18 @@ struct sroce_qp {
 	 * validated; the ring slot is never read again. Same geometry.
 	 */
 	u8			*sq_copy;
+
+	/*
+	 * Loopback (qp.c, sroce_qp_kick()): the QP of this device that our
+	 * work queued packets on and has not told yet, with a reference.
+	 */
+	struct {
+		struct sroce_qp	*qp;
+		struct sroce_qp	*outer;	/* running us inline, its lock held */
+		u32		pkts;	/* queued on qp since its last kick */
+		bool		back;	/* a QP we ran queued packets on us */
+		u8		inlined; /* QPs this run ran inline */
+	} kick;
 
 	struct {
 		u32	fetched;	/* next ring index to copy */
@@ -340,17 +355,24 @@ static inline bool sroce_udata_in_empty(struct ib_udata *udata)
 	       ib_is_udata_cleared(udata, 0, udata->inlen);
 }
 
+/* Any context: this_cpu_*() is safe against interrupts and migration. */
+static inline void sroce_count_add(struct sroce_dev *sdev,
+				   enum sroce_counter c, u64 n)
+{
+	this_cpu_add(sdev->stats->v[c], n);
+}
+
 static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
-	atomic64_inc(&sdev->stats[c]);
+	this_cpu_inc(sdev->stats->v[c]);
 }
 
 /* A received packet dropped for @cause (one of SROCE_CNT_DROP_*). */
 static inline void sroce_count_drop(struct sroce_dev *sdev,
 				    enum sroce_counter cause)
 {
-	atomic64_inc(&sdev->stats[SROCE_CNT_RCVD_DROPPED]);
-	atomic64_inc(&sdev->stats[cause]);
+	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+	sroce_count(sdev, cause);
 }
 
 /* device.c */
@@ -361,13 +383,12 @@ void sroce_port_update(struct sroce_dev *sdev, bool notify);
 /* net.c: packets */
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int iblen);
-int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 	       struct sk_buff *skb);
-void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 
 /* recv.c */
-void sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
-void sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
+struct sroce_qp *sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
+bool sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
 		      struct sk_buff *skb);
 
 /* mcast.c */
@@ -392,6 +413,7 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 
 /* qp.c */
 void sroce_qp_sched(struct sroce_qp *qp);
+void sroce_qp_kick(struct sroce_qp *qp, struct sroce_qp *dst, bool urgent);
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 void sroce_qp_put(struct sroce_qp *qp);
