@@ -52,6 +52,31 @@ static u32 sroce_wr_flags(struct sroce_qp *qp, u32 op)
 	}
 }
 
+/*
+ * Copy a WQE out of the ring: its header, then only as much of the rest of
+ * the slot as the header's copy says is in use (the inline data or the
+ * SGEs), never more than the slot. A small WQE is ~100 bytes of a 512-byte
+ * slot. What the checks below accept lies within what was copied.
+ */
+static void sroce_req_copy(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			   u32 index)
+{
+	const u8 *slot = sroce_queue_slot(&qp->sq, index);
+	size_t room = (1U << qp->sq.log2_elem_size) - sizeof(*wqe);
+	size_t tail;
+
+	memcpy(wqe, slot, sizeof(*wqe));
+	if (wqe->wr.send_flags & IB_SEND_INLINE)
+		tail = wqe->dma.length;
+	else
+		tail = (size_t)wqe->dma.num_sge * sizeof(struct sroce_sge);
+	memcpy(wqe->dma.inline_data, slot + sizeof(*wqe), min(tail, room));
+}
+
+/* The inline data and the SGEs start right behind the header. */
+static_assert(offsetof(struct sroce_send_wqe, dma.inline_data) ==
+	      sizeof(struct sroce_send_wqe));
+
 /* Copy the next WQE out of the ring and validate it. */
 static void sroce_req_fetch(struct sroce_qp *qp)
 {
@@ -60,8 +85,7 @@ static void sroce_req_fetch(struct sroce_qp *qp)
 	u64 len = 0;
 	u32 i, n;
 
-	memcpy(wqe, sroce_queue_slot(&qp->sq, index),
-	       1U << qp->sq.log2_elem_size);
+	sroce_req_copy(qp, wqe, index);
 	qp->req.fetched = (index + 1) & qp->sq.index_mask;
 
 	wqe->state = SROCE_WQE_POSTED;
