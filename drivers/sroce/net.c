@@ -61,8 +61,15 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 	return skb;
 }
 
+/*
+ * The routes: looked up per packet, but for the QP's own address vector
+ * (RC, UC) kept in its dst_cache, which checks the entry is still valid
+ * (dst_check) and is reset when the AV changes. With BHs off, as the
+ * per-CPU cache needs.
+ */
 static int sroce_route4(struct net *net, struct sroce_dev *sdev,
-			const struct sroce_av *av, struct sk_buff *skb)
+			const struct sroce_av *av, struct dst_cache *cache,
+			struct sk_buff *skb)
 {
 	struct flowi4 fl = {
 		.flowi4_oif = sdev->ndev->ifindex,
@@ -71,16 +78,27 @@ static int sroce_route4(struct net *net, struct sroce_dev *sdev,
 		.saddr = av->saddr.in4.sin_addr.s_addr,
 	};
 	struct rtable *rt;
+	__be32 saddr;
 
+	if (cache) {
+		rt = dst_cache_get_ip4(cache, &saddr);
+		if (rt) {
+			skb_dst_set(skb, &rt->dst);
+			return 0;
+		}
+	}
 	rt = ip_route_output_key(net, &fl);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
+	if (cache)
+		dst_cache_set_ip4(cache, &rt->dst, fl.saddr);
 	skb_dst_set(skb, &rt->dst);
 	return 0;
 }
 
 static int sroce_route6(struct net *net, struct sroce_dev *sdev,
-			const struct sroce_av *av, struct sk_buff *skb)
+			const struct sroce_av *av, struct dst_cache *cache,
+			struct sk_buff *skb)
 {
 	struct flowi6 fl = {
 		.flowi6_oif = sdev->ndev->ifindex,
@@ -90,12 +108,22 @@ static int sroce_route6(struct net *net, struct sroce_dev *sdev,
 	};
 	struct dst_entry *dst;
 	struct sock *sk = sdev->sn && sdev->sn->sock6 ? sdev->sn->sock6->sk : NULL;
+	struct in6_addr saddr;
 
 	if (!sk)
 		return -EAFNOSUPPORT;
+	if (IS_ENABLED(CONFIG_IPV6) && cache) {
+		dst = dst_cache_get_ip6(cache, &saddr);
+		if (dst) {
+			skb_dst_set(skb, dst);
+			return 0;
+		}
+	}
 	dst = ip6_dst_lookup_flow(dev_net(sdev->ndev), sk, &fl, NULL);
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
+	if (IS_ENABLED(CONFIG_IPV6) && cache)
+		dst_cache_set_ip6(cache, dst, &fl.saddr);
 	skb_dst_set(skb, dst);
 	return 0;
 }
@@ -128,6 +156,7 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 	bool v6 = sroce_av_ipv6(av);
 	unsigned int iblen = skb->len - SROCE_ICRC_SIZE;
 	bool loop = ether_addr_equal(av->dmac, ndev->dev_addr);
+	struct dst_cache *cache;
 	struct sroce_qp *dst;
 	struct udphdr *uh;
 	__le32 icrc;
@@ -203,8 +232,11 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 			  skb_transport_header(skb) + sizeof(*uh), iblen);
 	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
 
-	err = v6 ? sroce_route6(net, sdev, av, skb) :
-		   sroce_route4(net, sdev, av, skb);
+	cache = av == &qp->av ? &qp->dst_cache : NULL;
+	local_bh_disable();
+	err = v6 ? sroce_route6(net, sdev, av, cache, skb) :
+		   sroce_route4(net, sdev, av, cache, skb);
+	local_bh_enable();
 	if (err) {
 		sroce_count(sdev, SROCE_CNT_SEND_ERR);
 		kfree_skb(skb);

@@ -341,11 +341,12 @@ static int sroce_qp_alloc_state(struct sroce_qp *qp,
 			       GFP_KERNEL_ACCOUNT);
 	if (!qp->sq_copy || !qp->resp.wqe || !qp->resp.res)
 		return -ENOMEM;
-	return 0;
+	return dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT);
 }
 
 static void sroce_qp_free_state(struct sroce_qp *qp)
 {
+	dst_cache_destroy(&qp->dst_cache);	/* a no-op if never set up */
 	kvfree(qp->sq_copy);
 	kfree(qp->resp.wqe);
 	kfree(qp->resp.res);
@@ -625,8 +626,10 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr.port_num = attr->port_num;
 	if (mask & IB_QP_QKEY)
 		qp->attr.qkey = attr->qkey;
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		qp->av = av;
+		dst_cache_reset(&qp->dst_cache);
+	}
 	if (mask & IB_QP_PATH_MTU)
 		qp->attr.path_mtu = attr->path_mtu;
 	if (mask & IB_QP_TIMEOUT)

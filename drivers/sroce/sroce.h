@@ -12,6 +12,7 @@
 #include <linux/netdevice.h>
 #include <linux/atomic.h>
 #include <linux/hashtable.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -185,6 +186,8 @@ struct sroce_qp {
 	enum ib_qp_state	state;		/* also read locklessly */
 	struct ib_qp_attr	attr;		/* what query_qp reports */
 	struct sroce_av		av;
+	/* The route to av, per CPU; written and reset under lock (net.c) */
+	struct dst_cache	dst_cache;
 	u16			src_port;
 	u32			mtu;		/* path MTU in bytes */
 
