@@ -9,7 +9,8 @@
 #                   in two VMs (MTU=9000, PAIRS="sroce:rxe", T=2host/<glob>)
 #   make bench      sroce against rdma_rxe, side by side: medians of ROUNDS=N
 #                   (3) boots each, counters, build/bench-KVER.png
-#                   (UPDATE_DOC=1 also copies it to Documentation/)
+#                   (UPDATE_DOC=1 also copies it to Documentation/);
+#                   TOPO=loop (one device) or vm2 (two VMs)
 #   make bench-host the data path's copy and CRC-32 variants, timed on this
 #                   CPU, natively (BENCH_ARGS="-t MS -r RUNS")
 #   make fuzz       fuzz the packet checks in user space (FUZZ_RUNS=N)
@@ -101,6 +102,7 @@ run:
 bench:
 	selftests/deps.sh
 	selftests/bench.sh --kernel "$(or $(KVER),6.1)" $(if $(ROUNDS),--rounds $(ROUNDS)) \
+		$(if $(TOPO),--topo $(TOPO)) \
 		$(if $(filter 1,$(UPDATE_DOC)),--update-doc)
 
 # The per-byte primitives (payload copies, the ICRC's CRC-32) on the host CPU

@@ -2,33 +2,40 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make bench": sroce against the kernel's own rdma_rxe, on the same kernel,
-# image and topology, booted one after the other, ROUNDS times each. Each boot
-# runs selftests/tests/bench.sh with sroce_bench.driver=sroce or =rxe; this
-# script puts the medians of the rounds side by side with sroce/rxe
+# image and topology, booted one after the other, ROUNDS times each. Two
+# topologies: loop (default), one VM, one device, perftest between two
+# processes on it: each boot runs selftests/tests/bench.sh with
+# sroce_bench.driver=sroce or =rxe; vm2, two VMs (selftests/vm2.sh, one
+# vCPU each, no capture) with the same driver, perftest across the segment:
+# selftests/tests-2host/bench.sh, the same rows. This script puts the
+# medians of the rounds side by side with sroce/rxe
 # (selftests/bench/report.awk), lists each boot's counters, and draws
 # build/bench-KVER.png (selftests/bench/chart.gp). Under TCG only ratios from
 # one run mean anything, and even those are noisy (the report's noise%).
 #
-#   selftests/bench.sh [--kernel 6.1|6.12|7.2] [--rounds N (3)] [--update-doc]
-#                      [--report-only]
-# --update-doc copies the chart to Documentation/bench-KVER.png;
+#   selftests/bench.sh [--kernel 6.1|6.12|7.2] [--topo loop|vm2] [--rounds N (3)]
+#                      [--update-doc] [--report-only]
+# --update-doc copies the chart to Documentation/bench-NAME.png;
 # --report-only boots nothing: the report and chart again from the last
-# build/bench-KVER.txt.
-# Output: build/bench-KVER.txt (every figure of every boot),
-# build/bench-KVER.report (the report, also printed), build/bench-KVER.dat
-# and .png (the chart), build/bench-KVER-DRV-rN/ (each boot's logs).
+# build/bench-NAME.txt.
+# NAME is KVER for loop, KVER-vm2 for vm2.
+# Output: build/bench-NAME.txt (every figure of every boot),
+# build/bench-NAME.report (the report, also printed), build/bench-NAME.dat
+# and .png (the chart), build/bench-NAME-DRV-rN/ (each boot's logs).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 kver=6.1
+topo=loop
 rounds=3
 update_doc=0
 report_only=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kver=$2; shift 2 ;;
+	--topo) topo=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--update-doc) update_doc=1; shift ;;
 	--report-only) report_only=1; shift ;;
@@ -36,34 +43,56 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --rounds must be a number >= 1" >&2; exit 2; }
+case $topo in
+loop) name=$kver where="one device (loopback)" ;;
+vm2) name=$kver-vm2 where="two VMs (vm2, 1 vCPU each)" ;;
+*) echo "bench.sh: --topo must be loop or vm2" >&2; exit 2 ;;
+esac
 
 build=$top/build
-res=$build/bench-$kver.txt
+res=$build/bench-$name.txt
+
+# boot DRV LOG: one boot (one pair for vm2) with driver DRV; the figures,
+# "BENCH ..." and "BENCHRUN ..." lines, on stdout.
+boot() {
+	local drv=$1 log=$2
+	if [[ $topo == loop ]]; then
+		selftests/vm.sh --kernel "$VMLINUZ" \
+			--initrd "$build/initramfs-bench.cpio.gz" --mode bench \
+			--append "sroce_bench.driver=$drv" --log "$log" >"$log.out" 2>&1 ||
+			return 1
+		tr -d '\r' <"$log/results.tap"
+	else
+		selftests/vm2.sh --kernel "$VMLINUZ" \
+			--initrd "$build/initramfs-bench.cpio.gz" --a "$drv" --b "$drv" \
+			--tests 2host/bench --no-capture --timeout 2400 \
+			--append "sroce_bench.vm2=1" --log "$log" >"$log.out" 2>&1 ||
+			return 1
+		tr -d '\r' <"$log/a/results.tap"
+	fi
+}
 if ((!report_only)); then
 	eval "$(selftests/kernels.sh env "$kver")"
 	selftests/kernels.sh make "$kver" -s modules
 	mkdir -p "$build"
 	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
 		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
+		--tests2 "$top/selftests/tests-2host" \
 		--out "$build/initramfs-bench.cpio.gz" >"$build/mkinitramfs-bench.log"
 
 	echo "# kernel $KREL" >"$res"
 	t_all=$SECONDS
 	for r in $(seq 1 "$rounds"); do
 		for drv in sroce rxe; do
-			echo "bench: round $r of $rounds, $drv on $KREL"
-			log=$build/bench-$kver-$drv-r$r
+			echo "bench: round $r of $rounds, $drv on $KREL, $where"
+			log=$build/bench-$name-$drv-r$r
 			t0=$SECONDS
-			if ! selftests/vm.sh --kernel "$VMLINUZ" \
-				--initrd "$build/initramfs-bench.cpio.gz" --mode bench \
-				--append "sroce_bench.driver=$drv" --log "$log" \
-				>"$log.out" 2>&1; then
+			if ! out=$(boot "$drv" "$log"); then
 				tail -30 "$log.out"
 				echo "bench: the $drv run failed (logs in $log)"
 				exit 1
 			fi
-			tr -d '\r' <"$log/results.tap" |
-				sed -n -E "s/^(BENCH|BENCHRUN) /$drv $r &/p" >>"$res"
+			sed -n -E "s/^(BENCH|BENCHRUN) /$drv $r &/p" <<<"$out" >>"$res"
 			echo "$drv $r BENCHRUN boot_s $((SECONDS - t0))" >>"$res"
 		done
 	done
@@ -74,18 +103,19 @@ krel=$(sed -n 's/^# kernel //p' "$res")
 rounds=$(awk '$3 == "BENCHRUN" && $2 > m { m = $2 } END { print m + 0 }' "$res")
 
 echo
-awk -v kernel="$krel" -f selftests/bench/report.awk "$res" | tee "$build/bench-$kver.report"
+awk -v kernel="$krel" -v where="$where" -f selftests/bench/report.awk "$res" |
+	tee "$build/bench-$name.report"
 echo "(every figure of every boot in $res)"
 
 # The chart: bandwidth and latency against message size.
-dat=$build/bench-$kver.dat
-png=$build/bench-$kver.png
+dat=$build/bench-$name.dat
+png=$build/bench-$name.png
 awk -v mode=data -f selftests/bench/report.awk "$res" >"$dat"
 rate=$(awk -v mode=rate -f selftests/bench/report.awk "$res")
-title="sroce against rdma_rxe, kernel $krel, one device (loopback), TCG, median of $rounds round(s)"
+title="sroce against rdma_rxe, kernel $krel, $where, TCG, median of $rounds round(s)"
 gnuplot -e "data='$dat'; out='$png'; title='$title'; rate='$rate'" selftests/bench/chart.gp
 echo "bench: chart in $png"
 if ((update_doc)); then
-	cp "$png" "Documentation/bench-$kver.png"
-	echo "bench: copied to Documentation/bench-$kver.png"
+	cp "$png" "Documentation/bench-$name.png"
+	echo "bench: copied to Documentation/bench-$name.png"
 fi

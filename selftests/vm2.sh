@@ -11,7 +11,7 @@
 #               [--tests GLOB[,GLOB...] (2host/*)] [--timeout TOTAL_S (5400)]
 #               [--test-timeout PER_TEST_S (2400)] [--mem MB (1024)]
 #               [--smp N (1)] [--append "KERNEL PARAMS"] [--log DIR (build/vm2)]
-#               [--pcap-full] [--link stream|dgram (stream)]
+#               [--pcap-full] [--no-capture] [--link stream|dgram (stream)]
 #
 # Never load sroce and rdma_rxe in one kernel (rxe oopses on sroce's device,
 # they share the driver id): each VM loads only its own.
@@ -22,6 +22,7 @@
 # (lengths, ICRC of the frames captured whole, headers, opcode sequences)
 # and summarises them into DIR/roce.txt (each sender's packets as sent, from
 # its own capture, against those that arrived, from the other's).
+# --no-capture (make bench TOPO=vm2) captures and checks nothing.
 # Output: each VM's TAP, lines prefixed "a/" or "b/", the capture's summary,
 # then "P passed, F failed, S skipped" over both. Exit 0 if nothing failed,
 # 1 on failures, kernel splats or malformed frames (or a checker that
@@ -42,6 +43,7 @@ TOTAL=5400 TEST_TIMEOUT=2400 MEM=1024 APPEND="" LOGDIR=$REPO/build/vm2
 # two-core host, and a starved vCPU holds its peer's packets for tens of ms.
 SMP=1
 SNAPLEN=192
+CAPTURE=1
 QEMU=${QEMU:-qemu-system-x86_64}
 
 while (($#)); do
@@ -58,6 +60,7 @@ while (($#)); do
 	--smp) SMP=${2:?}; shift 2 ;;
 	--append) APPEND=${2:?}; shift 2 ;;
 	--log) LOGDIR=${2:?}; shift 2 ;;
+	--no-capture) CAPTURE=0; shift ;;
 	--pcap-full) SNAPLEN=65536; shift ;;
 	--link) LINK=${2:?}; shift 2 ;;
 	-h|--help) usage 0 ;;
@@ -131,9 +134,9 @@ qemu_cmd() {
 		-serial "file:$d/console.log" -serial "file:$d/results.tap"
 		# eth0 as in vm.sh: a NIC whose packets go nowhere
 		-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0
-		-device "virtio-net-pci,netdev=seg,mac=$mac"
-		# each side's: where a frame went missing shows
-		-object "filter-dump,id=dump,netdev=seg,file=$LOGDIR/$role.pcap,maxlen=$SNAPLEN")
+		-device "virtio-net-pci,netdev=seg,mac=$mac")
+	# each side's: where a frame went missing shows
+	((CAPTURE)) && QCMD+=(-object "filter-dump,id=dump,netdev=seg,file=$LOGDIR/$role.pcap,maxlen=$SNAPLEN")
 	if [[ $LINK == dgram ]]; then
 		QCMD+=(-netdev "dgram,id=seg,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport")
 	elif [[ $role == a ]]; then

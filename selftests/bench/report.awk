@@ -10,7 +10,7 @@
 # DRV is sroce or rxe; ROW is OP_KIND_SIZE (write_bw_64k, send_lat_2,
 # write_rate_64).
 #
-#   awk -v kernel=KREL [-v mode=report|data|rate] -f report.awk build/bench-KVER.txt
+#   awk -v kernel=KREL [-v where=TOPOLOGY] [-v mode=report|data|rate] -f report.awk build/bench-NAME.txt
 # mode=report (default): medians of the rounds, sroce/rxe per row, the
 #   context switches per row, and the counters of every boot.
 # mode=data: the medians as gnuplot data for selftests/bench/chart.gp:
@@ -98,8 +98,8 @@ $3 == "BENCHRUN" {
 }
 
 function report(    i, k, s, x, r, better, ahead, sp, sp2, c, line) {
-	printf "sroce against rdma_rxe, kernel %s, one device (loopback), TCG, median of %d round(s)\n\n",
-		kernel, maxround
+	printf "sroce against rdma_rxe, kernel %s, %s, TCG, median of %d round(s)\n\n",
+		kernel, where == "" ? "one device (loopback)" : where, maxround
 	printf "%-20s %-5s %-6s %9s %9s %9s %-6s %6s %10s %10s\n", "row", "unit", "better",
 		"sroce", "rxe", "sroce/rxe", "ahead", "noise%", "ctxt sroce", "ctxt rxe"
 	for (i = 0; i < nrows; i++) {

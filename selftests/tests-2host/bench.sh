@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "make bench TOPO=vm2", in each of the two VMs (selftests/vm2.sh), both
+# with the same driver: the rows of selftests/tests/bench.sh across the
+# segment, server on b, client on a. Not a test: it skips unless the kernel
+# command line has sroce_bench.vm2=1 (selftests/bench.sh puts it there).
+# Role a prints the figures as BENCH/BENCHRUN lines, which the harness
+# copies to its TAP (selftests/init); each bandwidth figure is the larger
+# of the two sides' (the client's can read 0 under TCG), the counters are
+# both devices' added up, ctxt the client VM's.
+. /tests/2host/th.lib
+
+grep -qw 'sroce_bench.vm2=1' /proc/cmdline || skip "a benchmark (make bench TOPO=vm2)"
+
+BENCH_COUNTERS="retransmits completer_retry_err duplicate_request rcvd_dropped"
+hwc=/sys/class/infiniband/$TH_DEV/ports/1/hw_counters
+g=$(th_gid4)
+ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
+counters() {
+	local c v l=""
+	for c in $BENCH_COUNTERS; do
+		v=$(cat "$hwc/$c" 2>/dev/null) || v=-
+		l+="${l:+,}$c=$v"
+	done
+	echo "$l"
+}
+# field OUTPUT COLUMN: that column of perftest's result row
+field() {
+	awk -v c="$2" '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $c; exit }' <<<"$1"
+}
+
+# row NAME UNIT COLUMN TOOL ARGS...
+row() {
+	local name=$1 unit=$2 col=$3 tool=$4 out v pv x0 x1
+	shift 4
+	x0=$(ctxt)
+	th_run "$name" b 300 "$tool" -F -d "$TH_DEV" -x "$g" "$@"
+	x1=$(ctxt)
+	if [[ $TH_ROLE == b ]]; then out=$(bg_log "$name"); else out=$(cat "$name.log"); fi
+	v=$(field "$out" "$col")
+	pv=$(th_sync "$name:value" "${v:--}") || pv=-
+	[[ $TH_ROLE == a ]] || return 0
+	if [[ $unit != usec && $pv != - ]]; then
+		v=$(awk -v a="${v:-0}" -v b="$pv" 'BEGIN { print (a > b ? a : b) }')
+	fi
+	[[ -n $v ]] || { echo "$out"; TH_FAILS+=("$name: no result row"); return 0; }
+	echo "BENCH $name $v $unit"
+	echo "BENCH $name.ctxt $((x1 - x0)) ctxt"
+}
+
+c0=$(counters)
+x0=$(ctxt)
+t0=$SECONDS
+row write_rate_64 Mpps 5 ib_write_bw -s 64 -n 20000
+for op in write send read; do
+	row "${op}_bw_4k" MB/s 4 "ib_${op}_bw" -s 4096 -n 5000
+	row "${op}_bw_64k" MB/s 4 "ib_${op}_bw" -s 65536 -n 1000
+	row "${op}_bw_1m" MB/s 4 "ib_${op}_bw" -s 1048576 -n 100
+done
+for op in send write; do
+	row "${op}_lat_2" usec 5 "ib_${op}_lat" -s 2 -n 5000
+	row "${op}_lat_4k" usec 5 "ib_${op}_lat" -s 4096 -n 2000
+done
+t1=$SECONDS
+c1=$(counters)
+pc=$(th_sync "counters" "$c0;$c1") || pc=""
+if [[ $TH_ROLE == a ]]; then
+	echo "BENCHRUN bench_s $((t1 - t0))"
+	echo "BENCHRUN ctxt $(($(ctxt) - x0))"
+	# this VM's deltas plus the peer's
+	awk -v a="$c0;$c1" -v b="$pc" 'BEGIN {
+		split(a, s, ";"); split(b, t, ";")
+		n = split(s[1], x0, ","); split(s[2], x1, ",")
+		split(t[1], y0, ","); split(t[2], y1, ",")
+		for (i = 1; i <= n; i++) {
+			split(x0[i], p, "="); split(x1[i], q, "=")
+			split(y0[i], r, "="); split(y1[i], w, "=")
+			if (p[2] == "-" || q[2] == "-") v = "-"
+			else v = q[2] - p[2]
+			if (v != "-" && r[2] != "" && r[2] != "-" && w[2] != "-")
+				v += w[2] - r[2]
+			printf "BENCHRUN %s %s\n", p[1], v
+		}
+	}'
+fi
+th_done
