@@ -74,10 +74,14 @@ boot() {
 if ((!report_only)); then
 	eval "$(selftests/kernels.sh env "$kver")"
 	selftests/kernels.sh make "$kver" -s modules
-	mkdir -p "$build"
+	mkdir -p "$build/bench-progs"
+	# the two VMs meet at barriers (th_sync)
+	gcc -Wall -Wextra -Werror -O2 -o "$build/bench-progs/barrier" \
+		selftests/progs/barrier.c
 	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
 		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
 		--tests2 "$top/selftests/tests-2host" \
+		--extra-bin "$build/bench-progs/barrier" \
 		--out "$build/initramfs-bench.cpio.gz" >"$build/mkinitramfs-bench.log"
 
 	echo "# kernel $KREL" >"$res"
