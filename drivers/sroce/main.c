@@ -188,6 +188,7 @@ static int __init sroce_init(void)
 {
 	int err;
 
+	sroce_copy_init();
 	err = sroce_wq_init();
 	if (err)
 		return err;

@@ -460,9 +460,9 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		/* Kernel consumers only: the iova is a kernel address. */
 		va = (void *)(uintptr_t)iova;
 		if (to_mr)
-			memcpy(va, buf, len);
+			sroce_copy(va, buf, len);
 		else
-			memcpy(buf, va, len);
+			sroce_copy(buf, va, len);
 		return 0;
 	}
 
@@ -483,16 +483,16 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 			/* User pages are pinned; map each PAGE_SIZE page. */
 			va = kmap_local_page(mr->pages[idx]);
 			if (to_mr)
-				memcpy(va + in, buf, n);
+				sroce_copy(va + in, buf, n);
 			else
-				memcpy(buf, va + in, n);
+				sroce_copy(buf, va + in, n);
 			kunmap_local(va);
 		} else {
 			va = (void *)(uintptr_t)(mr->page_list[idx] + in);
 			if (to_mr)
-				memcpy(va, buf, n);
+				sroce_copy(va, buf, n);
 			else
-				memcpy(buf, va, n);
+				sroce_copy(buf, va, n);
 		}
 		buf += n;
 		off += n;

@@ -425,6 +425,10 @@ struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 int sroce_wq_init(void);
 void sroce_wq_exit(void);
 
+/* copy.c: payload bytes */
+void sroce_copy(void *dst, const void *src, size_t n);
+void sroce_copy_init(void);
+
 /* mr.c: data movement */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  bool to_mr);
