@@ -59,14 +59,16 @@ boot() {
 	if [[ $topo == loop ]]; then
 		selftests/vm.sh --kernel "$VMLINUZ" \
 			--initrd "$build/initramfs-bench.cpio.gz" --mode bench \
-			--append "sroce_bench.driver=$drv" --log "$log" >"$log.out" 2>&1 ||
+			--append "sroce_bench.driver=$drv${ROWS:+ sroce_bench.rows=$ROWS}" \
+			--log "$log" >"$log.out" 2>&1 ||
 			return 1
 		tr -d '\r' <"$log/results.tap"
 	else
 		selftests/vm2.sh --kernel "$VMLINUZ" \
 			--initrd "$build/initramfs-bench.cpio.gz" --a "$drv" --b "$drv" \
 			--tests 2host/bench --no-capture --timeout 2400 \
-			--append "sroce_bench.vm2=1" --log "$log" >"$log.out" 2>&1 ||
+			--append "sroce_bench.vm2=1${ROWS:+ sroce_bench.rows=$ROWS}" \
+			--log "$log" >"$log.out" 2>&1 ||
 			return 1
 		tr -d '\r' <"$log/a/results.tap"
 	fi

@@ -11,6 +11,8 @@
 . /tests/2host/th.lib
 
 grep -qw 'sroce_bench.vm2=1' /proc/cmdline || skip "a benchmark (make bench TOPO=vm2)"
+# sroce_bench.rows=NAME,...: only those rows (make bench ROWS=...)
+rows=$(sed -n 's/.*sroce_bench\.rows=\([^ ]*\).*/\1/p' /proc/cmdline)
 
 BENCH_COUNTERS="retransmits completer_retry_err duplicate_request rcvd_dropped"
 hwc=/sys/class/infiniband/$TH_DEV/ports/1/hw_counters
@@ -31,13 +33,16 @@ field() {
 
 # row NAME UNIT COLUMN TOOL ARGS...
 row() {
-	local name=$1 unit=$2 col=$3 tool=$4 out v pv x0 x1
+	local name=$1 unit=$2 col=$3 tool=$4 out v pv x0 x1 k0
 	shift 4
+	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
+	k0=$(counters)
 	x0=$(ctxt)
 	th_run "$name" b 300 "$tool" -F -d "$TH_DEV" -x "$g" "$@"
 	x1=$(ctxt)
 	if [[ $TH_ROLE == b ]]; then out=$(bg_log "$name"); else out=$(cat "$name.log"); fi
 	v=$(field "$out" "$col")
+	log "$name: $v $unit, counters before $k0, after $(counters)"
 	pv=$(th_sync "$name:value" "${v:--}") || pv=-
 	[[ $TH_ROLE == a ]] || return 0
 	if [[ $unit != usec && $pv != - ]]; then

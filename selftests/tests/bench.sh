@@ -18,6 +18,8 @@
 BENCH_COUNTERS="retransmits completer_retry_err duplicate_request rcvd_dropped"
 
 drv=$(sed -n 's/.*sroce_bench\.driver=\([a-z]*\).*/\1/p' /proc/cmdline)
+# sroce_bench.rows=NAME,...: only those rows (make bench ROWS=...)
+rows=$(sed -n 's/.*sroce_bench\.rows=\([^ ]*\).*/\1/p' /proc/cmdline)
 case $drv in
 sroce) sroce_load ;;
 rxe) modprobe rdma_rxe || fail "modprobe rdma_rxe" ;;
@@ -72,6 +74,7 @@ field() {
 bench() {
 	local name=$1 unit=$2 col=$3 tool=$4 cli srv v1 v2 t0 t1 x0 x1 c0 c1
 	shift 4
+	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
 	c0=$(counters)
 	x0=$(ctxt)
 	bg_run srv timeout 300 "$tool" -F -d bench0 -x "$g" "$@"
