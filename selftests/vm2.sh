@@ -256,7 +256,7 @@ fi
 # for its IPv6 one too).
 for r in a b; do
 	drv=DRV_${r^^}
-	[[ ${!drv} == sroce ]] || continue
+	[[ ${!drv} == sroce ]] && ((CAPTURE)) || continue
 	ip=192.0.2.1
 	[[ $r == a ]] || ip=192.0.2.2
 	dup=$(sed -n "s/^sender $ip: \([0-9]*\) sent more than once with no loss shown before them$/\1/p" \
