@@ -155,6 +155,19 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 
 	if (qp->req.offset)
 		end = (end + 1) & qp->sq.index_mask;
+	/*
+	 * And every WQE past it that an earlier rewind marked and that is
+	 * not sent again yet: the acknowledged point may lie in one of them.
+	 * A late ACK that completes the WQE a resend is in moves the
+	 * requester to the next one at offset 0, though that one went out
+	 * in part before the rewind; it must resume where the ACK points.
+	 */
+	while (end != qp->req.fetched) {
+		wqe = sroce_sq_copy(qp, end);
+		if (wqe->state != SROCE_WQE_RESEND && wqe->state != SROCE_WQE_SENT)
+			break;
+		end = (end + 1) & qp->sq.index_mask;
+	}
 	qp->req.wqe_index = qp->sq.index;
 	qp->req.psn = psn;
 	qp->req.offset = 0;

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A late ACK that completes the WRITE a timeout resend is in, and covers
+# part of the next WRITE too (sent in part before the timeout): sroce_a
+# goes on with that next WRITE where the ACK points, as a MIDDLE packet,
+# not with a new FIRST at that PSN (rdma_rxe, or sroce as responder,
+# NAKs that as an invalid request and the QP dies; seen under load on one
+# device). Everything sroce_a sends first is lost (netem); then its qdisc
+# refuses every packet (pfifo limit 0), so its resend stays at the first
+# WRITE while the ACK, crafted, comes.
+. /tests/lib.sh
+. /tests/wire/wire.lib
+
+modprobe sch_netem 2>/dev/null || skip "no sch_netem"
+wire_start
+# 2 s ACK timeout: time to change the qdisc before it fires
+new_pair rc 19
+n=300
+len=$((n * MTU))
+in_a tc qdisc add dev va root netem loss 100%
+csnap
+ctl post "$P" a write "$len" 0 0
+assert_eq "$(kv psn)" 1000 "the first WRITE's PSN"
+ctl post "$P" a write "$len" "$len" "$len"
+assert_eq "$(kv psn)" $((1000 + n)) "the second WRITE's PSN"
+# 512 PSNs in flight at most: the first WRITE and 212 packets of the second
+wait_delta sroce_a sent_pkts 512
+in_a tc qdisc replace dev va root pfifo limit 0
+wait_delta sroce_a completer_retry_err 1
+# the resend is held at the first WRITE; every packet, up to 1511, arrived
+sniff_start ha va
+inj_ba --op 0x11 --qpn "$QPA" --psn 1511 --ext "$(aeth 0x1f 1)"
+wait_delta sroce_a rcvd_pkts 1
+ctl poll a 10 1
+assert_match "$R" "^wc n=1 0:" "the first WRITE completes on the ACK"
+in_a tc qdisc del dev va root
+wait_for 10 "a packet from sroce_a" eval 'grep -q "^pkt dir=out op=" "$PWD/sniff.log"'
+sniff_stop
+first=$(grep -m1 '^pkt dir=out op=' "$PWD/sniff.log")
+echo "# $first"
+assert_match "$first" " psn=1512 " "sroce_a goes on at the PSN after the ACK's"
+assert_match "$first" "op=0x07 " "with a WRITE MIDDLE (the second WRITE's packet 213)"
+pass
