@@ -48,15 +48,22 @@ module_param(min_ack_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(min_ack_timeout_ms,
 		 "Lower bound of the local ACK timeout in ms (default 0: none)");
 
-/* Local ACK timeout: 4.096 us * 2^timeout; 0 disables it. */
+/*
+ * Local ACK timeout: 4.096 us * 2^timeout; 0 disables it. Never shorter:
+ * rounded up to whole jiffies, plus one for the jiffy under way when the
+ * timer is set (at HZ=250, timeout 14 is 67.1 ms: 18 jiffies, 68-72 ms;
+ * nsecs_to_jiffies() rounded it down to 16, which fired after 60-64 ms and
+ * resent to a peer still within its 67 ms).
+ */
 static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
 {
 	u8 t = qp->attr.timeout;
 
 	if (!t)
 		return 0;
-	return max3(nsecs_to_jiffies(4096ULL << t), 1UL,
-		    msecs_to_jiffies(READ_ONCE(min_ack_timeout_ms)));
+	return max((unsigned long)DIV_ROUND_UP_ULL(4096ULL << t,
+						   NSEC_PER_SEC / HZ) + 1,
+		   msecs_to_jiffies(READ_ONCE(min_ack_timeout_ms)));
 }
 
 /* Start the ACK timer if packets are outstanding and it is not running. */
