@@ -244,6 +244,17 @@ link_add() {
 	fi
 }
 
+# one_device: sroce0 on a veth end with 192.0.2.1, port ACTIVE; its IPv4
+# GID index in G (the loopback tests: both QPs on this one device)
+one_device() {
+	veth_pair v0 v1
+	ip addr add 192.0.2.1/24 dev v0
+	link_add sroce0 v0
+	wait_for 10 "port active" port_state_is sroce0 ACTIVE
+	wait_for 10 "IPv4 GID" gid_index sroce0 192.0.2.1
+	G=$(gid_index sroce0 192.0.2.1)
+}
+
 # link_del NAME
 link_del() {
 	local n keep=()

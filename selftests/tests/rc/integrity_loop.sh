@@ -6,12 +6,8 @@
 # random SEND/WRITE/WRITE_IMM/READ/atomics, 4 QPs, every byte compared.
 . /tests/lib.sh
 
-veth_pair v0 v1
-ip addr add 192.0.2.1/24 dev v0
-link_add sroce0 v0
-wait_for 10 "port active" port_state_is sroce0 ACTIVE
-wait_for 10 "IPv4 GID" gid_index sroce0 192.0.2.1
-g=$(gid_index sroce0 192.0.2.1)
+one_device
+g=$G
 rc=0
 timeout 600 rc_data integrity sroce0 "$g" sroce0 "$g" > out.log 2>&1 || rc=$?
 grep -v "^ok " out.log || true

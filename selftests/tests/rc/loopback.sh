@@ -4,12 +4,8 @@
 # the device): ibv_rc_pingpong with validation, and ib_write_bw/ib_read_bw.
 . /tests/lib.sh
 
-veth_pair v0 v1
-ip addr add 192.0.2.1/24 dev v0
-link_add sroce0 v0
-wait_for 10 "port active" port_state_is sroce0 ACTIVE
-wait_for 10 "IPv4 GID" gid_index sroce0 192.0.2.1
-g=$(gid_index sroce0 192.0.2.1)
+one_device
+g=$G
 
 bg_run srv ibv_rc_pingpong -d sroce0 -g "$g" -s 65536 -n 100 -c
 wait_tcp_listen "" 18515
