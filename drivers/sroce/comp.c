@@ -452,7 +452,7 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 	struct sk_buff *skb;
 	u32 psn;
 
-	lockdep_assert_held(&qp->lock);
+	sroce_qp_assert_run(qp);
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD &&
 	    qp->state != IB_QPS_SQE)

@@ -32,7 +32,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
 	atomic_set(&mr->num_mw, 0);
-	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
+	err = xa_alloc_cyclic_bh(&sdev->mr_xa, &index, mr,
 			      XA_LIMIT(1, sdev->attr.max_mr), &sdev->mr_next,
 			      GFP_KERNEL);
 	if (err < 0)
@@ -44,7 +44,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 
 static void sroce_mr_remove(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
-	xa_erase(&sdev->mr_xa, mr->ibmr.lkey >> 8);
+	xa_erase_bh(&sdev->mr_xa, mr->ibmr.lkey >> 8);
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
 }
@@ -58,13 +58,13 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
 {
 	struct sroce_mr *mr;
 
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	mr = xa_load(&sdev->mr_xa, key >> 8);
 	if (!mr || mr->ibmr.lkey != key || mr->ibmr.pd != pd ||
 	    mr->state != SROCE_MR_VALID || (mr->access & access) != access ||
 	    !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 	return mr;
 }
 
@@ -254,11 +254,11 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	 * themselves under the mw_xa lock and refuse a dead MR, so once it
 	 * is marked dead here no window can attach to it any more.
 	 */
-	xa_lock(&sdev->mw_xa);
+	xa_lock_bh(&sdev->mw_xa);
 	busy = atomic_read(&mr->num_mw);
 	if (!busy)
 		mr->dead = true;
-	xa_unlock(&sdev->mw_xa);
+	xa_unlock_bh(&sdev->mw_xa);
 	if (busy)
 		return -EBUSY;
 
@@ -284,7 +284,7 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 		return -EINVAL;
 
 	mw->state = SROCE_MR_INVALID;	/* unbound */
-	err = xa_alloc_cyclic(&sdev->mw_xa, &index, mw,
+	err = xa_alloc_cyclic_bh(&sdev->mw_xa, &index, mw,
 			      XA_LIMIT(SROCE_MW_INDEX_BASE + 1,
 				       SROCE_MW_INDEX_BASE + sdev->attr.max_mw),
 			      &sdev->mw_next, GFP_KERNEL);
@@ -312,10 +312,10 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 	struct sroce_mw *mw = to_smw(ibmw);
 
 	/* After the erase no lookup can reach it: lookups hold the lock. */
-	xa_lock(&sdev->mw_xa);
+	xa_lock_bh(&sdev->mw_xa);
 	__xa_erase(&sdev->mw_xa, ibmw->rkey >> 8);
 	sroce_mw_unbind(mw);
-	xa_unlock(&sdev->mw_xa);
+	xa_unlock_bh(&sdev->mw_xa);
 	return 0;
 }
 
@@ -356,13 +356,13 @@ enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 			goto out;
 	}
 
-	xa_lock(&sdev->mw_xa);
+	xa_lock_bh(&sdev->mw_xa);
 	mw = xa_load(&sdev->mw_xa, mw_rkey >> 8);
 	if (!mw || mw->ibmw.rkey != mw_rkey || mw->ibmw.pd != qp->ibqp.pd ||
 	    (mw->ibmw.type == IB_MW_TYPE_2 &&
 	     (mw->state == SROCE_MR_VALID || !length)) ||
 	    (mr && mr->dead)) {
-		xa_unlock(&sdev->mw_xa);
+		xa_unlock_bh(&sdev->mw_xa);
 		goto out;
 	}
 	sroce_mw_unbind(mw);
@@ -377,7 +377,7 @@ enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 		mw->state = SROCE_MR_VALID;
 	}
 	mw->ibmw.rkey = rkey;
-	xa_unlock(&sdev->mw_xa);
+	xa_unlock_bh(&sdev->mw_xa);
 	st = IB_WC_SUCCESS;
 out:
 	if (mr)
@@ -400,12 +400,12 @@ enum ib_wc_status sroce_reg_mr(struct sroce_qp *qp,
 	    mr->state == SROCE_MR_VALID ||
 	    sroce_check_access(wqe->wr.wr.mw.access))
 		return IB_WC_MW_BIND_ERR;
-	xa_lock(&to_sdev(qp->ibqp.device)->mr_xa);
+	xa_lock_bh(&to_sdev(qp->ibqp.device)->mr_xa);
 	mr->access = wqe->wr.wr.mw.access;
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	mr->state = SROCE_MR_VALID;
-	xa_unlock(&to_sdev(qp->ibqp.device)->mr_xa);
+	xa_unlock_bh(&to_sdev(qp->ibqp.device)->mr_xa);
 	return IB_WC_SUCCESS;
 }
 
@@ -421,7 +421,7 @@ int sroce_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 	int err = -EINVAL;
 
 	if ((key >> 8) > SROCE_MW_INDEX_BASE) {
-		xa_lock(&sdev->mw_xa);
+		xa_lock_bh(&sdev->mw_xa);
 		mw = xa_load(&sdev->mw_xa, key >> 8);
 		if (mw && mw->ibmw.rkey == key && mw->ibmw.pd == qp->ibqp.pd &&
 		    mw->ibmw.type == IB_MW_TYPE_2 &&
@@ -430,7 +430,7 @@ int sroce_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 			sroce_mw_unbind(mw);
 			err = 0;
 		}
-		xa_unlock(&sdev->mw_xa);
+		xa_unlock_bh(&sdev->mw_xa);
 		return err;
 	}
 
@@ -563,7 +563,7 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 	if ((rkey >> 8) > SROCE_MW_INDEX_BASE) {
 		/* Through a window: its own rights and range, then its MR's. */
 		mr = NULL;
-		xa_lock(&sdev->mw_xa);
+		xa_lock_bh(&sdev->mw_xa);
 		mw = xa_load(&sdev->mw_xa, rkey >> 8);
 		if (mw && mw->ibmw.rkey == rkey && mw->state == SROCE_MR_VALID &&
 		    (mw->access & access) == access &&
@@ -575,7 +575,7 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 		    mw->mr && sroce_mr_usable(qp, mw->mr) &&
 		    refcount_inc_not_zero(&mw->mr->ref))
 			mr = mw->mr;
-		xa_unlock(&sdev->mw_xa);
+		xa_unlock_bh(&sdev->mw_xa);
 		return mr;
 	}
 

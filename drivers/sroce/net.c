@@ -52,8 +52,9 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 						 sizeof(struct iphdr));
 	struct sk_buff *skb;
 
+	/* A run may be in the receive softirq (sroce_qp_run_here()). */
 	skb = alloc_skb(room + iblen + SROCE_ICRC_SIZE,
-			GFP_KERNEL | __GFP_NOWARN);
+			(in_softirq() ? GFP_ATOMIC : GFP_KERNEL) | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, room);
@@ -145,7 +146,7 @@ static bool sroce_loop_urgent(const struct sk_buff *skb)
  * Add UDP and IP headers and the ICRC to a packet built by
  * sroce_skb_alloc() for @qp, and send it through the netdev, or straight
  * to our own receive path when it is addressed to this device. Consumes
- * @skb. Called from @qp's work, its lock held.
+ * @skb. Called from @qp's run (any context but hard IRQ).
  */
 int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 	       struct sk_buff *skb)
@@ -271,10 +272,14 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
 		kfree_skb(skb);
 	} else {
-		/* skb->data is at the UDP header. */
+		/*
+		 * skb->data is at the UDP header. The QP runs here in softirq
+		 * if no run of it is under way: the packet is answered without
+		 * waking a worker.
+		 */
 		qp = sroce_rcv(sdev, skb, true);
 		if (qp) {
-			sroce_qp_sched(qp);
+			sroce_qp_run_here(qp);
 			sroce_qp_put(qp);
 		}
 	}

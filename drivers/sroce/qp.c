@@ -93,6 +93,7 @@ static int sroce_qp_init_queues(struct sroce_qp *qp,
 }
 
 static struct workqueue_struct *sroce_wq;
+static struct lock_class_key sroce_qp_run_key;
 
 bool sroce_qp_is_ud(struct sroce_qp *qp)
 {
@@ -111,9 +112,16 @@ void sroce_wq_exit(void)
 	destroy_workqueue(sroce_wq);
 }
 
-/* qp->run: a run is under way; someone asked it to look again. */
+/*
+ * qp->run, the run token: BUSY while a run is under way, AGAIN when
+ * someone asked that run to look again, HOLD while a verb keeps runs off.
+ * Only a run that finds it 0 starts; everybody else leaves AGAIN for
+ * whoever holds it, so nobody ever waits for a run, and a run may start
+ * in any context: a worker, a doorbell, the receive softirq.
+ */
 #define SROCE_RUN_BUSY		1
 #define SROCE_RUN_AGAIN		2
+#define SROCE_RUN_HOLD		4
 
 static void sroce_qp_queue(struct sroce_qp *qp)
 {
@@ -122,22 +130,84 @@ static void sroce_qp_queue(struct sroce_qp *qp)
 }
 
 /*
- * The QP has something to do (a doorbell, a packet, a timer), from any
- * context. If a run is under way, in a worker or in some caller's context,
- * it looks again before it lets go (sroce_qp_run()): no worker is woken
- * only to wait for the lock. Else the work is queued. Whatever the caller
- * stored before is seen by that run: the cmpxchg orders it.
+ * Ask for a run of @qp, from any context. True: the token was free, and the
+ * caller now holds it and must run (sroce_qp_run()). False: whoever holds
+ * it looks again before it lets go. The cmpxchg is a full barrier: what the
+ * caller stored before is seen by that run.
+ */
+static bool sroce_qp_claim(struct sroce_qp *qp)
+{
+	int old = atomic_read(&qp->run), new;
+
+	do {
+		new = old ? old | SROCE_RUN_AGAIN : SROCE_RUN_BUSY;
+	} while (!atomic_try_cmpxchg(&qp->run, &old, new));
+	if (old)
+		return false;
+	lock_map_acquire_try(&qp->run_map);
+	return true;
+}
+
+/*
+ * The end of a pass: true if asked again meanwhile (the caller keeps the
+ * token and passes again), else (or if @stop) the token is let go. A verb
+ * waiting to hold runs off is woken; the AGAIN it finds is its to act on.
+ */
+static bool sroce_qp_pass_done(struct sroce_qp *qp, bool stop)
+{
+	int old = atomic_read(&qp->run), new;
+
+	do {
+		if (old & SROCE_RUN_HOLD)
+			new = old & ~SROCE_RUN_BUSY;
+		else if ((old & SROCE_RUN_AGAIN) && !stop)
+			new = SROCE_RUN_BUSY;
+		else
+			new = 0;
+	} while (!atomic_try_cmpxchg(&qp->run, &old, new));
+	if (new & SROCE_RUN_BUSY)
+		return true;
+	lock_map_release(&qp->run_map);
+	if (new & SROCE_RUN_HOLD)
+		wake_up_var(&qp->run);
+	return false;
+}
+
+/*
+ * The QP has something to do (a timer, a packet, a state change), from any
+ * context, and the caller will not run it itself: if a run is under way it
+ * looks again (no worker is woken for that), else the work is queued.
  */
 void sroce_qp_sched(struct sroce_qp *qp)
 {
 	int old = atomic_read(&qp->run);
 
 	do {
-		if (!(old & SROCE_RUN_BUSY)) {
+		if (!old) {
 			sroce_qp_queue(qp);
 			return;
 		}
 	} while (!atomic_try_cmpxchg(&qp->run, &old, old | SROCE_RUN_AGAIN));
+}
+
+/*
+ * For modify and query: no run of @qp is under way or starts until
+ * sroce_qp_unlock(); what is asked for meanwhile runs after. Sleeps.
+ */
+static void sroce_qp_lock(struct sroce_qp *qp)
+{
+	mutex_lock(&qp->ctl);
+	atomic_or(SROCE_RUN_HOLD, &qp->run);
+	wait_var_event(&qp->run, !(atomic_read(&qp->run) & SROCE_RUN_BUSY));
+	lock_map_acquire(&qp->run_map);
+}
+
+static void sroce_qp_unlock(struct sroce_qp *qp)
+{
+	lock_map_release(&qp->run_map);
+	if (atomic_xchg(&qp->run, 0) & SROCE_RUN_AGAIN)
+		sroce_qp_queue(qp);
+	mutex_unlock(&qp->ctl);
 }
 
 /* Find QP @qpn and take a reference; BHs off or in softirq. */
@@ -174,11 +244,12 @@ static void sroce_qp_run(struct sroce_qp *qp);
 #define SROCE_KICK_INLINE	8
 
 /*
- * Tell qp->kick.qp that packets wait. If @may_run and its work is idle,
- * run it right here, in our context, as rdma_rxe did until 6.11: no
+ * Tell qp->kick.qp that packets wait. If @may_run and its run token is
+ * free, run it right here, in our context, as rdma_rxe did until 6.11: no
  * hand-off, no wake-up. Only one level deep: what it sends back to us our
  * own run takes (kick.back), what it sends elsewhere goes to the workqueue.
- * trylock, never a wait, so two QPs running each other cannot deadlock.
+ * Taking a token never waits, so two QPs running each other cannot
+ * deadlock.
  */
 static void sroce_qp_kick_flush(struct sroce_qp *qp, bool may_run)
 {
@@ -189,16 +260,17 @@ static void sroce_qp_kick_flush(struct sroce_qp *qp, bool may_run)
 	qp->kick.qp = NULL;
 	qp->kick.pkts = 0;
 	if (dst == qp || dst == qp->kick.outer) {
-		/* Its run is on our stack, its lock held: it looks again. */
+		/* Its run is on our stack: it looks again. */
 		dst->kick.back = true;
 	} else if (may_run && !qp->kick.outer &&
-		   qp->kick.inlined < SROCE_KICK_INLINE &&
-		   mutex_trylock(&dst->lock)) {
-		qp->kick.inlined++;
-		dst->kick.outer = qp;
-		sroce_qp_run(dst);
-		dst->kick.outer = NULL;
-		mutex_unlock(&dst->lock);
+		   qp->kick.inlined < SROCE_KICK_INLINE) {
+		/* Not claimed: its run looks again. */
+		if (sroce_qp_claim(dst)) {
+			qp->kick.inlined++;
+			dst->kick.outer = qp;
+			sroce_qp_run(dst);
+			dst->kick.outer = NULL;
+		}
 	} else {
 		sroce_qp_sched(dst);
 	}
@@ -208,7 +280,7 @@ static void sroce_qp_kick_flush(struct sroce_qp *qp, bool may_run)
 /* @qp's work queued a packet on @dst; takes over the reference on @dst. */
 void sroce_qp_kick(struct sroce_qp *qp, struct sroce_qp *dst, bool urgent)
 {
-	lockdep_assert_held(&qp->lock);
+	sroce_qp_assert_run(qp);
 	if (qp->kick.qp != dst) {
 		sroce_qp_kick_flush(qp, false);
 		qp->kick.qp = dst;
@@ -250,44 +322,43 @@ static void sroce_qp_pass(struct sroce_qp *qp, int *budget)
 }
 
 /*
- * The QP's work, from its worker or in the caller's context: passes until
- * nobody asks for another (SROCE_RUN_AGAIN) or the budget is spent; then
- * it requeues itself, so that other QPs get their turn.
+ * The QP's work, with the token claimed: passes until nobody asks for
+ * another (SROCE_RUN_AGAIN) or the budget is spent; then it lets go of the
+ * token and requeues itself, so that other QPs get their turn. Each pass
+ * costs budget, even one that finds nothing, so a flood of requests cannot
+ * keep this caller here.
  */
 static void sroce_qp_run(struct sroce_qp *qp)
 {
 	int budget = 256;
 
-	lockdep_assert_held(&qp->lock);
+	sroce_qp_assert_run(qp);
 	qp->kick.inlined = 0;
-	/* A full barrier: what was queued before is seen by the pass. */
-	atomic_xchg(&qp->run, SROCE_RUN_BUSY);
-	for (;;) {
+	do {
 		sroce_qp_pass(qp, &budget);
-		if (budget <= 0) {
-			atomic_set(&qp->run, 0);
+		if (budget-- <= 0) {
+			sroce_qp_pass_done(qp, true);
 			sroce_qp_queue(qp);
 			return;
 		}
-		if (atomic_cmpxchg(&qp->run, SROCE_RUN_BUSY, 0) == SROCE_RUN_BUSY)
-			return;
-		/*
-		 * Asked again meanwhile: take the request, look again. Each
-		 * pass costs budget, even one that finds nothing, so a flood
-		 * of requests cannot keep this caller here.
-		 */
-		atomic_xchg(&qp->run, SROCE_RUN_BUSY);
-		budget--;
-	}
+	} while (sroce_qp_pass_done(qp, false));
+}
+
+/*
+ * Run @qp right here if nobody runs it (else whoever does looks again):
+ * from a doorbell, or from the receive softirq for a packet off the wire,
+ * which so is answered without a hand-off to a worker. The caller holds a
+ * reference on @qp.
+ */
+void sroce_qp_run_here(struct sroce_qp *qp)
+{
+	if (sroce_qp_claim(qp))
+		sroce_qp_run(qp);
 }
 
 static void sroce_qp_work(struct work_struct *work)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
-
-	mutex_lock(&qp->lock);
-	sroce_qp_run(qp);
-	mutex_unlock(&qp->lock);
+	sroce_qp_run_here(container_of(work, struct sroce_qp, work));
 }
 
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
@@ -315,7 +386,7 @@ static void sroce_qp_entered_error(struct sroce_qp *qp)
  */
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why)
 {
-	lockdep_assert_held(&qp->lock);
+	sroce_qp_assert_run(qp);
 	if (qp->state == IB_QPS_ERR)
 		return;
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
@@ -373,7 +444,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
-	mutex_init(&qp->lock);
+	mutex_init(&qp->ctl);
+	lockdep_init_map(&qp->run_map, "sroce_qp_run", &sroce_qp_run_key, 0);
 	qp->state = IB_QPS_RESET;
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
@@ -522,7 +594,7 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 	struct sroce_recv_wqe *rwqe;
 	u32 budget;
 
-	lockdep_assert_held(&qp->lock);
+	sroce_qp_assert_run(qp);
 
 	skb_queue_purge(&qp->req_pkts);
 	skb_queue_purge(&qp->resp_pkts);
@@ -603,7 +675,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (!sroce_udata_in_empty(udata))
 		return -EINVAL;
 
-	mutex_lock(&qp->lock);
+	sroce_qp_lock(qp);
 	cur = qp->state;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
 		err = -EINVAL;
@@ -678,7 +750,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	else if (new == IB_QPS_RTS)
 		sroce_qp_sched(qp);	/* WQEs may be waiting */
 out:
-	mutex_unlock(&qp->lock);
+	sroce_qp_unlock(qp);
 	return err;
 }
 
@@ -687,7 +759,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	mutex_lock(&qp->lock);
+	sroce_qp_lock(qp);
 	*attr = qp->attr;
 	attr->cur_qp_state = qp->state;
 	memset(&attr->ah_attr, 0, sizeof(attr->ah_attr));
@@ -699,7 +771,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 				qp->av.hop_limit, qp->av.traffic_class);
 		memcpy(attr->ah_attr.roce.dmac, qp->av.dmac, ETH_ALEN);
 	}
-	mutex_unlock(&qp->lock);
+	sroce_qp_unlock(qp);
 
 	attr->cap.max_send_wr = sroce_queue_size(&qp->sq);
 	attr->cap.max_send_sge = qp->sq_max_sge;
@@ -749,7 +821,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_free_state(qp);
 	sroce_queue_cleanup(&qp->sq);
 	sroce_queue_cleanup(&qp->rq);
-	mutex_destroy(&qp->lock);
+	mutex_destroy(&qp->ctl);
 	return 0;
 }
 
@@ -884,16 +956,11 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	/*
 	 * Send (or, in ERROR, flush) right here in the caller's context when
-	 * the QP's work is idle: no hand-off to a worker, and what was posted
-	 * is on the wire when the doorbell returns. Otherwise the running work
-	 * picks it up.
+	 * no run is under way: no hand-off to a worker, and what was posted
+	 * is on the wire when the doorbell returns. Otherwise the run under
+	 * way picks it up.
 	 */
-	if (mutex_trylock(&qp->lock)) {
-		sroce_qp_run(qp);
-		mutex_unlock(&qp->lock);
-	} else {
-		sroce_qp_sched(qp);
-	}
+	sroce_qp_run_here(qp);
 	return 0;
 }
 

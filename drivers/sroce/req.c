@@ -413,16 +413,17 @@ static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
 	struct sroce_ah *ah;
 	struct sroce_av av;
 	struct sk_buff *skb;
+	unsigned long flags;
 	bool found = false;
 	u8 *p;
 
-	xa_lock(&sdev->ah_xa);
+	xa_lock_irqsave(&sdev->ah_xa, flags);
 	ah = xa_load(&sdev->ah_xa, wqe->wr.wr.ud.ah_num);
 	if (ah && ah->ibah.pd == qp->ibqp.pd) {
 		av = ah->av;
 		found = true;
 	}
-	xa_unlock(&sdev->ah_xa);
+	xa_unlock_irqrestore(&sdev->ah_xa, flags);
 	if (!found)
 		return IB_WC_LOC_QP_OP_ERR;
 	/*
@@ -589,7 +590,7 @@ bool sroce_requester(struct sroce_qp *qp, int *budget)
 {
 	bool progress = false;
 
-	lockdep_assert_held(&qp->lock);
+	sroce_qp_assert_run(qp);
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return false;

@@ -769,7 +769,7 @@ bool sroce_responder(struct sroce_qp *qp, int *budget)
 	bool progress = false;
 	struct sk_buff *skb;
 
-	lockdep_assert_held(&qp->lock);
+	sroce_qp_assert_run(qp);
 
 	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT)
 		return false;

@@ -179,14 +179,19 @@ struct sroce_qp {
 	bool			sq_sig_all;
 
 	/*
-	 * The QP's work (requester, completer, responder) runs in one work
-	 * item under this mutex; modify/query/destroy take it too.
+	 * The QP's work (requester, completer, responder) runs only with the
+	 * run token, qp->run: in a worker, a doorbell, the receive softirq or
+	 * another QP's run, whoever takes it first; nobody waits for it (qp.c,
+	 * sroce_qp_claim()). modify and query take ctl, then keep runs off
+	 * until they are done (sroce_qp_lock()).
 	 */
-	struct mutex		lock;
+	struct mutex		ctl;
+	atomic_t		run;
+	struct lockdep_map	run_map;	/* "held" by the run or ctl */
 	enum ib_qp_state	state;		/* also read locklessly */
 	struct ib_qp_attr	attr;		/* what query_qp reports */
 	struct sroce_av		av;
-	/* The route to av, per CPU; written and reset under lock (net.c) */
+	/* The route to av, per CPU; used in the run, reset under ctl (net.c) */
 	struct dst_cache	dst_cache;
 	u16			src_port;
 	u32			mtu;		/* path MTU in bytes */
@@ -194,8 +199,6 @@ struct sroce_qp {
 	refcount_t		ref;		/* receive path lookups + 1 */
 	struct completion	released;
 	struct work_struct	work;
-	/* SROCE_RUN_BUSY while a run holds the lock; see sroce_qp_sched() */
-	atomic_t		run;
 	bool			dying;
 	struct sk_buff_head	req_pkts;	/* requests for our responder */
 	struct sk_buff_head	resp_pkts;	/* responses for our completer */
@@ -212,7 +215,7 @@ struct sroce_qp {
 	 */
 	struct {
 		struct sroce_qp	*qp;
-		struct sroce_qp	*outer;	/* running us inline, its lock held */
+		struct sroce_qp	*outer;	/* running us inline, in its run */
 		u32		pkts;	/* queued on qp since its last kick */
 		bool		back;	/* a QP we ran queued packets on us */
 		u8		inlined; /* QPs this run ran inline */
@@ -415,7 +418,10 @@ struct sroce_send_wqe *sroce_sq_copy(struct sroce_qp *qp, u32 index);
 int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 
 /* qp.c */
+/* In the QP's run, or in a verb that keeps runs off (sroce_qp_lock()). */
+#define sroce_qp_assert_run(qp)	lockdep_assert(lock_is_held(&(qp)->run_map))
 void sroce_qp_sched(struct sroce_qp *qp);
+void sroce_qp_run_here(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp, struct sroce_qp *dst, bool urgent);
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);

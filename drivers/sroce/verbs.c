@@ -30,9 +30,16 @@ void sroce_verbs_init(struct sroce_dev *sdev)
 	sroce_xa_init(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH,
 		      &sroce_qp_xa_key);
 	sroce_xa_init(&sdev->srq_xa, XA_FLAGS_ALLOC, &sroce_srq_xa_key);
-	sroce_xa_init(&sdev->ah_xa, XA_FLAGS_ALLOC, &sroce_ah_xa_key);
-	sroce_xa_init(&sdev->mr_xa, XA_FLAGS_ALLOC, &sroce_mr_xa_key);
-	sroce_xa_init(&sdev->mw_xa, XA_FLAGS_ALLOC, &sroce_mw_xa_key);
+	/*
+	 * The QP's run, which looks up AHs, MRs and MWs, may be in softirq;
+	 * AHs may be created and destroyed with IRQs off.
+	 */
+	sroce_xa_init(&sdev->ah_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ,
+		      &sroce_ah_xa_key);
+	sroce_xa_init(&sdev->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH,
+		      &sroce_mr_xa_key);
+	sroce_xa_init(&sdev->mw_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH,
+		      &sroce_mw_xa_key);
 	INIT_LIST_HEAD(&sdev->mcast_list);
 	mutex_init(&sdev->mcast_mutex);
 	atomic_set(&sdev->num_pd, 0);
@@ -117,6 +124,37 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 	return 0;
 }
 
+/*
+ * Without RDMA_CREATE_AH_SLEEPABLE the caller may have IRQs off: then the
+ * table is updated with them kept off and nothing that sleeps.
+ */
+static int sroce_ah_add(struct sroce_dev *sdev, struct sroce_ah *ah,
+			bool sleepable)
+{
+	unsigned long flags;
+	int err;
+
+	if (sleepable)
+		return xa_alloc_cyclic_irq(&sdev->ah_xa, &ah->ah_num, ah,
+					   XA_LIMIT(1, sdev->attr.max_ah),
+					   &sdev->ah_next, GFP_KERNEL);
+	xa_lock_irqsave(&sdev->ah_xa, flags);
+	err = __xa_alloc_cyclic(&sdev->ah_xa, &ah->ah_num, ah,
+				XA_LIMIT(1, sdev->attr.max_ah), &sdev->ah_next,
+				GFP_ATOMIC);
+	xa_unlock_irqrestore(&sdev->ah_xa, flags);
+	return err;
+}
+
+static void sroce_ah_remove(struct sroce_dev *sdev, struct sroce_ah *ah)
+{
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->ah_xa, flags);
+	__xa_erase(&sdev->ah_xa, ah->ah_num);
+	xa_unlock_irqrestore(&sdev->ah_xa, flags);
+}
+
 int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		    struct ib_udata *udata)
 {
@@ -129,10 +167,8 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	if (err)
 		return err;
 
-	err = xa_alloc_cyclic(&sdev->ah_xa, &ah->ah_num, ah,
-			      XA_LIMIT(1, sdev->attr.max_ah), &sdev->ah_next,
-			      init_attr->flags & RDMA_CREATE_AH_SLEEPABLE ?
-			      GFP_KERNEL : GFP_ATOMIC);
+	err = sroce_ah_add(sdev, ah,
+			   init_attr->flags & RDMA_CREATE_AH_SLEEPABLE);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 
@@ -142,7 +178,7 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		err = ib_copy_to_udata(udata, &resp,
 				       min(udata->outlen, sizeof(resp)));
 		if (err) {
-			xa_erase(&sdev->ah_xa, ah->ah_num);
+			sroce_ah_remove(sdev, ah);
 			return err;
 		}
 	}
@@ -167,6 +203,6 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct sroce_ah *ah = to_sah(ibah);
 
-	xa_erase(&to_sdev(ibah->device)->ah_xa, ah->ah_num);
+	sroce_ah_remove(to_sdev(ibah->device), ah);
 	return 0;
 }
