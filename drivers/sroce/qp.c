@@ -345,12 +345,12 @@ static void sroce_qp_run(struct sroce_qp *qp)
 }
 
 /*
- * Run @qp right here if nobody runs it (else whoever does looks again):
- * from a doorbell, or from the receive softirq for a packet off the wire,
- * which so is answered without a hand-off to a worker. The caller holds a
- * reference on @qp.
+ * Run @qp right here if nobody runs it (else whoever does looks again),
+ * in any context but hard IRQ: a doorbell, the QP's worker. The caller
+ * holds a reference on @qp. (The receive softirq could too, see
+ * sroce_udp_encap_recv().)
  */
-void sroce_qp_run_here(struct sroce_qp *qp)
+static void sroce_qp_run_here(struct sroce_qp *qp)
 {
 	if (sroce_qp_claim(qp))
 		sroce_qp_run(qp);

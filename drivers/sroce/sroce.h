@@ -421,7 +421,6 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 /* In the QP's run, or in a verb that keeps runs off (sroce_qp_lock()). */
 #define sroce_qp_assert_run(qp)	lockdep_assert(lock_is_held(&(qp)->run_map))
 void sroce_qp_sched(struct sroce_qp *qp);
-void sroce_qp_run_here(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp, struct sroce_qp *dst, bool urgent);
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
