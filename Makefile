@@ -10,7 +10,7 @@
 #   make bench      sroce against rdma_rxe, side by side: medians of ROUNDS=N
 #                   (3) boots each, counters, build/bench-KVER.png
 #                   (UPDATE_DOC=1 also copies it to Documentation/);
-#                   TOPO=loop (one device) or vm2 (two VMs)
+#                   TOPO=loop (one device), ns (two namespaces, 7.2) or vm2 (two VMs)
 #   make bench-host the data path's copy and CRC-32 variants, timed on this
 #                   CPU, natively (BENCH_ARGS="-t MS -r RUNS")
 #   make fuzz       fuzz the packet checks in user space (FUZZ_RUNS=N)

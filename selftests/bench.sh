@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make bench": sroce against the kernel's own rdma_rxe, on the same kernel,
-# image and topology, booted one after the other, ROUNDS times each. Two
+# image and topology, booted one after the other, ROUNDS times each. Three
 # topologies: loop (default), one VM, one device, perftest between two
 # processes on it: each boot runs selftests/tests/bench.sh with
-# sroce_bench.driver=sroce or =rxe; vm2, two VMs (selftests/vm2.sh, one
+# sroce_bench.driver=sroce or =rxe; ns, one VM, two namespaces over a veth
+# pair with a device in each (the same script with sroce_bench.topo=ns;
+# 7.2 only: the rdma_rxe of 6.1 and 6.12 has its UDP socket in the initial
+# namespace only); vm2, two VMs
+# (selftests/vm2.sh, one
 # vCPU each, no capture) with the same driver, perftest across the segment:
 # selftests/tests-2host/bench.sh, the same rows. This script puts the
 # medians of the rounds side by side with sroce/rxe
@@ -13,12 +17,12 @@
 # build/bench-KVER.png (selftests/bench/chart.gp). Under TCG only ratios from
 # one run mean anything, and even those are noisy (the report's noise%).
 #
-#   selftests/bench.sh [--kernel 6.1|6.12|7.2] [--topo loop|vm2] [--rounds N (3)]
+#   selftests/bench.sh [--kernel 6.1|6.12|7.2] [--topo loop|ns|vm2] [--rounds N (3)]
 #                      [--update-doc] [--report-only]
 # --update-doc copies the chart to Documentation/bench-NAME.png;
 # --report-only boots nothing: the report and chart again from the last
 # build/bench-NAME.txt.
-# NAME is KVER for loop, KVER-vm2 for vm2.
+# NAME is KVER for loop, KVER-ns for ns, KVER-vm2 for vm2.
 # Output: build/bench-NAME.txt (every figure of every boot),
 # build/bench-NAME.report (the report, also printed), build/bench-NAME.dat
 # and .png (the chart), build/bench-NAME-DRV-rN/ (each boot's logs).
@@ -45,9 +49,14 @@ done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --rounds must be a number >= 1" >&2; exit 2; }
 case $topo in
 loop) name=$kver where="one device (loopback)" ;;
+ns) name=$kver-ns where="two namespaces over veth" ;;
 vm2) name=$kver-vm2 where="two VMs (vm2, 1 vCPU each)" ;;
-*) echo "bench.sh: --topo must be loop or vm2" >&2; exit 2 ;;
+*) echo "bench.sh: --topo must be loop, ns or vm2" >&2; exit 2 ;;
 esac
+if [[ $topo == ns && $kver != 7.2 ]]; then
+	echo "bench.sh: --topo ns needs 7.2 (rdma_rxe reaches other namespaces only there)" >&2
+	exit 2
+fi
 
 build=$top/build
 res=$build/bench-$name.txt
@@ -56,10 +65,10 @@ res=$build/bench-$name.txt
 # "BENCH ..." and "BENCHRUN ..." lines, on stdout.
 boot() {
 	local drv=$1 log=$2
-	if [[ $topo == loop ]]; then
+	if [[ $topo != vm2 ]]; then
 		selftests/vm.sh --kernel "$VMLINUZ" \
 			--initrd "$build/initramfs-bench.cpio.gz" --mode bench \
-			--append "sroce_bench.driver=$drv${ROWS:+ sroce_bench.rows=$ROWS}" \
+			--append "sroce_bench.driver=$drv sroce_bench.topo=$topo${ROWS:+ sroce_bench.rows=$ROWS}" \
 			--log "$log" >"$log.out" 2>&1 ||
 			return 1
 		tr -d '\r' <"$log/results.tap"

@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# "make bench", inside the VM: one RDMA device of the driver named by
-# sroce_bench.driver= on the kernel command line (sroce or rxe) on a veth
-# end, and perftest between two processes on that device. One device, because
-# rdma_rxe on 6.1 cannot reach another network namespace; both drivers loop
-# the packets back inside the device. selftests/bench.sh compares two boots
-# (and takes the median of the rounds) from these lines:
+# "make bench", inside the VM: RDMA devices of the driver named by
+# sroce_bench.driver= on the kernel command line (sroce or rxe), and perftest
+# between two processes. sroce_bench.topo= says where: loop (the default),
+# one device on a veth end, both processes on it, and both drivers loop the
+# packets back inside the device; ns, two namespaces over a veth pair, one
+# device in each, the server in one and the client in the other, so the
+# packets cross the veth and the receive softirq (7.2 only: the rdma_rxe of
+# 6.1 and 6.12 has its UDP socket in the initial namespace only).
+# selftests/bench.sh compares two boots (and takes the median of the rounds)
+# from these lines:
 #   BENCH ROW VALUE UNIT      a figure: MB/s, Mpps or usec
 #   BENCH ROW.wall MS ms      the client's wall time
 #   BENCH ROW.ctxt N ctxt     context switches (/proc/stat ctxt) over the row
@@ -13,39 +17,87 @@
 #                             counters of BENCH_COUNTERS ("-": no such counter)
 . /tests/lib.sh
 
-# The port counters that say whether the run was clean; rdma_rxe has no
-# retransmits or rcvd_dropped.
+# The port counters that say whether the run was clean (rdma_rxe has no
+# retransmits or rcvd_dropped); counters() adds the kernel's backlog drops.
 BENCH_COUNTERS="retransmits completer_retry_err duplicate_request rcvd_dropped"
 
 drv=$(sed -n 's/.*sroce_bench\.driver=\([a-z]*\).*/\1/p' /proc/cmdline)
 # sroce_bench.rows=NAME,...: only those rows (make bench ROWS=...)
 rows=$(sed -n 's/.*sroce_bench\.rows=\([^ ]*\).*/\1/p' /proc/cmdline)
+topo=$(sed -n 's/.*sroce_bench\.topo=\([a-z]*\).*/\1/p' /proc/cmdline)
 case $drv in
 sroce) sroce_load ;;
 rxe) modprobe rdma_rxe || fail "modprobe rdma_rxe" ;;
 *) fail "no sroce_bench.driver=sroce|rxe on the kernel command line" ;;
 esac
 
-veth_pair v0 v1
-ip addr add 192.0.2.1/24 dev v0
-at_exit "rdma link delete bench0 2>/dev/null || true"
-rdma link add bench0 type "$drv" netdev v0 || fail "rdma link add type $drv"
-wait_for 10 "port active" port_state_is bench0 ACTIVE
-wait_for 10 "IPv4 GID" gid_index bench0 192.0.2.1
-g=$(gid_index bench0 192.0.2.1)
-echo "bench: driver $drv, kernel $(uname -r), device bench0 on v0, GID index $g"
+# The devices (DEVS, all counted), the server's (SDEV, GID index SG,
+# namespace SNS: "" for none) and the client's (CDEV, CG, CNS).
+case ${topo:-loop} in
+loop)
+	veth_pair v0 v1
+	ip addr add 192.0.2.1/24 dev v0
+	at_exit "rdma link delete bench0 2>/dev/null || true"
+	rdma link add bench0 type "$drv" netdev v0 || fail "rdma link add type $drv"
+	DEVS=bench0 SDEV=bench0 CDEV=bench0 SNS="" CNS="" CIP=192.0.2.1
+	;;
+ns)
+	two_hosts
+	at_exit "rdma link delete bench0 2>/dev/null; rdma link delete bench1 2>/dev/null; true"
+	ip netns exec ha rdma link add bench0 type "$drv" netdev va ||
+		fail "rdma link add type $drv in ha"
+	ip netns exec hb rdma link add bench1 type "$drv" netdev vb ||
+		fail "rdma link add type $drv in hb"
+	DEVS="bench0 bench1" SDEV=bench0 CDEV=bench1 SNS=ha CNS=hb CIP=192.0.2.2
+	;;
+*) fail "sroce_bench.topo=$topo: loop or ns" ;;
+esac
+for d in $DEVS; do
+	wait_for 10 "$d port active" port_state_is "$d" ACTIVE
+done
+wait_for 10 "IPv4 GIDs" eval "gid_index $SDEV 192.0.2.1 && gid_index $CDEV $CIP"
+SG=$(gid_index "$SDEV" 192.0.2.1)
+CG=$(gid_index "$CDEV" "$CIP")
+echo "bench: driver $drv, kernel $(uname -r), topology ${topo:-loop}, server $SDEV (GID $SG), client $CDEV (GID $CG)"
 
-hwc=/sys/class/infiniband/bench0/ports/1/hw_counters
+# in_ns NS CMD...: CMD in namespace NS ("": here)
+in_ns() {
+	local ns=$1
+	shift
+	if [[ -n $ns ]]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
 ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
 
-# counters: "NAME=VALUE ..." for BENCH_COUNTERS, VALUE "-" where missing
+# counters: "NAME=VALUE ..." for BENCH_COUNTERS, summed over DEVS, VALUE
+# "-" where missing
 counters() {
-	local c v l=""
+	local c d v x l=""
 	for c in $BENCH_COUNTERS; do
-		v=$(cat "$hwc/$c" 2>/dev/null) || v=-
+		v=0
+		for d in $DEVS; do
+			x=$(cat "/sys/class/infiniband/$d/ports/1/hw_counters/$c" 2>/dev/null) ||
+				{ v=-; break; }
+			v=$((v + x))
+		done
 		l+=" $c=$v"
 	done
-	echo "${l# }"
+	echo "${l# } backlog_drops=$(backlog_drops)"
+}
+
+# backlog_drops: packets the kernel dropped for a full per-CPU input backlog
+# (netdev_max_backlog; a veth delivers there), summed over the CPUs: the
+# second column of /proc/net/softnet_stat, in hex
+backlog_drops() {
+	local n=0 x
+	while read -r _ x _; do
+		n=$((n + 16#$x))
+	done </proc/net/softnet_stat
+	echo "$n"
 }
 
 # counters_delta BEFORE AFTER: "NAME=DELTA ..." from two counters lines
@@ -77,10 +129,10 @@ bench() {
 	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
 	c0=$(counters)
 	x0=$(ctxt)
-	bg_run srv timeout 300 "$tool" -F -d bench0 -x "$g" "$@"
-	wait_tcp_listen "" 18515
+	bg_run srv in_ns "$SNS" timeout 300 "$tool" -F -d "$SDEV" -x "$SG" "$@"
+	wait_tcp_listen "$SNS" 18515
 	t0=${EPOCHREALTIME/./}
-	cli=$(timeout 300 "$tool" -F -d bench0 -x "$g" "$@" 192.0.2.1 2>&1) ||
+	cli=$(in_ns "$CNS" timeout 300 "$tool" -F -d "$CDEV" -x "$CG" "$@" 192.0.2.1 2>&1) ||
 		{ echo "$cli"; fail "$tool $* failed"; }
 	t1=${EPOCHREALTIME/./}
 	bg_wait srv 60 || { bg_log srv; fail "$tool $* server failed"; }
