@@ -274,18 +274,9 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	} else {
 		/*
 		 * skb->data is at the UDP header. The QP's worker takes the
-		 * packet. Running the QP right here (qp.c's run_here; a run
-		 * may be in softirq) was measured, 7.2, two namespaces over
-		 * a veth on a 2-vCPU guest: latency fell to a third of
-		 * rdma_rxe's, but ib_send_bw 1 MiB fell from 1.25x rxe to
-		 * 0.8-1.05x, and ib_read_bw 1 MiB asked again 2-81 times for
-		 * read responses missing from a gap, with nothing dropped (no
-		 * backlog drop, no timeout). The veth delivers our packets in
-		 * the softirq of our own local_bh_enable(), so both ends ran on
-		 * the sender's CPU one after the other; and a QP that sends from
-		 * two CPUs fills two input backlogs, which may be delivered out
-		 * of order. Inline runs need a way to tell a NIC's packets from
-		 * our own first.
+		 * packet: running the QP here, in softirq, was measured and
+		 * lost bandwidth and ordering over a veth (design.md, Data
+		 * path) until it can tell a NIC's packets from our own.
 		 */
 		qp = sroce_rcv(sdev, skb, true);
 		if (qp) {

@@ -117,7 +117,8 @@ void sroce_wq_exit(void)
  * someone asked that run to look again, HOLD while a verb keeps runs off.
  * Only a run that finds it 0 starts; everybody else leaves AGAIN for
  * whoever holds it, so nobody ever waits for a run, and a run may start
- * in any context: a worker, a doorbell, the receive softirq.
+ * in any context but hard IRQ (today: a worker, a doorbell, another QP's
+ * run; see sroce_udp_encap_recv() for the receive softirq).
  */
 #define SROCE_RUN_BUSY		1
 #define SROCE_RUN_AGAIN		2

@@ -180,8 +180,9 @@ struct sroce_qp {
 
 	/*
 	 * The QP's work (requester, completer, responder) runs only with the
-	 * run token, qp->run: in a worker, a doorbell, the receive softirq or
-	 * another QP's run, whoever takes it first; nobody waits for it (qp.c,
+	 * run token, qp->run: in a worker, a doorbell or another QP's run
+	 * (any context but hard IRQ), whoever takes it first; nobody waits for
+	 * it (qp.c,
 	 * sroce_qp_claim()). modify and query take ctl, then keep runs off
 	 * until they are done (sroce_qp_lock()).
 	 */

@@ -11,9 +11,9 @@
 
 /*
  * xa_init_flags() is inline, so every table initialised from one function
- * would share one lockdep class: qp_xa, taken in softirq, would look like
- * mr_xa, taken with softirqs on, and mw_xa held around an mr_xa update
- * like a recursive lock. Each table gets a class of its own.
+ * would share one lockdep class: the AH table, IRQ-safe, would look like
+ * the BH-safe ones, and mw_xa held around an mr_xa update like a recursive
+ * lock. Each table gets a class of its own.
  */
 static struct lock_class_key sroce_qp_xa_key, sroce_srq_xa_key,
 			     sroce_ah_xa_key, sroce_mr_xa_key, sroce_mw_xa_key;
