@@ -1,0 +1,8 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perftest.sh with the latency tests at 2 B only (the bandwidth tests still
+# run every size, 2 B to 8 MiB): the pairings of the kernels after 6.1,
+# where -a latency, about 80 s a pairing, adds no code path the bandwidth
+# runs do not take.
+PT_SHORT=1
+. /tests/2host/perftest.sh
