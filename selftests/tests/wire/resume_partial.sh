@@ -26,18 +26,23 @@ assert_eq "$(kv psn)" $((1000 + n)) "the second WRITE's PSN"
 # 512 PSNs in flight at most: the first WRITE and 212 packets of the second
 wait_delta sroce_a sent_pkts 512
 in_a tc qdisc replace dev va root pfifo limit 0
+echo "# sent: $(cchanged)"
 wait_delta sroce_a completer_retry_err 1
+echo "# timed out: $(cchanged)"
 # the resend is held at the first WRITE; every packet, up to 1511, arrived
 sniff_start ha va
 inj_ba --op 0x11 --qpn "$QPA" --psn 1511 --ext "$(aeth 0x1f 1)"
 wait_delta sroce_a rcvd_pkts 1
 ctl poll a 10 1
 assert_match "$R" "^wc n=1 0:" "the first WRITE completes on the ACK"
+in_a tc -s qdisc show dev va | sed 's/^/#   /'
 in_a tc qdisc del dev va root
 wait_for 10 "a packet from sroce_a" eval 'grep -q "^pkt dir=out op=" "$PWD/sniff.log"'
 sniff_stop
 first=$(grep -m1 '^pkt dir=out op=' "$PWD/sniff.log")
-echo "# $first"
+echo "# after the ACK: $(cchanged)"
+echo "# $(grep -c '^pkt dir=out' "$PWD/sniff.log") out, $(grep -c '^pkt dir=in' "$PWD/sniff.log") in:"
+head -n 8 "$PWD/sniff.log" | sed 's/^/#   /'
 assert_match "$first" " psn=1512 " "sroce_a goes on at the PSN after the ACK's"
 assert_match "$first" "op=0x07 " "with a WRITE MIDDLE (the second WRITE's packet 213)"
 pass
