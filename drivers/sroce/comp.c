@@ -6,6 +6,7 @@
  * NAK) and RNR waits.
  */
 #include "sroce.h"
+#include "trace.h"
 
 /* RNR NAK timer codes (IBA Table 45), in microseconds. */
 static const u32 sroce_rnr_usecs[32] = {
@@ -275,6 +276,9 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 	sroce_count(sdev, timeout ? SROCE_CNT_COMP_RETRY :
 				    SROCE_CNT_RETRANS_NAK);
 	sroce_count(sdev, SROCE_CNT_RETRANSMITS);
+	trace_sroce_retransmit(qp->ibqp.device->index, qp->ibqp.qp_num,
+			       qp->comp.psn,
+			       timeout ? SROCE_RETRY_TIMEOUT : SROCE_RETRY_NAK);
 	qp->req.need_retry = true;
 }
 
@@ -304,6 +308,9 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	if ((syn & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK &&
 	    sroce_psn_cmp(psn, qp->comp.psn) < 0)
 		return;
+	if ((syn & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
+		trace_sroce_nak_recv(qp->ibqp.device->index, qp->ibqp.qp_num,
+				     psn, syn);
 
 	switch (syn & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
@@ -330,6 +337,9 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		if (qp->comp.rnr_left != 7)	/* 7 means retry forever */
 			qp->comp.rnr_left--;
 		sroce_count(sdev, SROCE_CNT_RETRANS_RNR);
+		trace_sroce_retransmit(qp->ibqp.device->index,
+				       qp->ibqp.qp_num, qp->comp.psn,
+				       SROCE_RETRY_RNR);
 		qp->req.need_retry = true;
 		qp->comp.rnr_wait = true;
 		if (!qp->dying)

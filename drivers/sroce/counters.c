@@ -5,6 +5,7 @@
  * receive; the RDMA core reads their sums through ->get_hw_stats.
  */
 #include "sroce.h"
+#include "trace.h"
 
 static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_SENT_PKTS].name		= "sent_pkts",
@@ -41,6 +42,13 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);
+
+void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter cause)
+{
+	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
+	sroce_count(sdev, cause);
+	trace_sroce_drop(sdev->ibdev.index, cause);
+}
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num)

@@ -5,6 +5,7 @@
  * hold a struct ib_uverbs_wc, kernel CQ slots a struct ib_wc.
  */
 #include "sroce.h"
+#include "trace.h"
 
 #define SROCE_CQE_SIZE	max(sizeof(struct ib_wc), sizeof(struct ib_uverbs_wc))
 
@@ -217,6 +218,9 @@ int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 		fire = !cq->overrun;
 		cq->overrun = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
+		trace_sroce_cq_overflow(cq->ibcq.device->index,
+					wc->qp ? wc->qp->qp_num : 0,
+					cq->ibcq.cqe);
 		if (fire && cq->ibcq.event_handler) {
 			ev.device = cq->ibcq.device;
 			ev.element.cq = &cq->ibcq;

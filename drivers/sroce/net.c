@@ -17,6 +17,7 @@
 #include <net/udp_tunnel.h>
 
 #include "sroce.h"
+#include "trace.h"
 
 #define SROCE_ROCE_V2_PORT	SROCE_UDP_PORT
 
@@ -142,6 +143,19 @@ static bool sroce_loop_urgent(const struct sk_buff *skb)
 		 (SROCE_F_FIRST | SROCE_F_MIDDLE));
 }
 
+/* The packet @qp sends, skb->data at its BTH, @iblen bytes from there. */
+static void sroce_trace_send(const struct sroce_qp *qp,
+			     const struct sk_buff *skb, unsigned int iblen)
+{
+	const struct sroce_bth *bth = (const struct sroce_bth *)skb->data;
+
+	if (trace_sroce_send_enabled())
+		trace_sroce_send(qp->ibqp.device->index, qp->ibqp.qp_num,
+				 be32_to_cpu(bth->qpn) & SROCE_QPN_MASK,
+				 bth->opcode,
+				 be32_to_cpu(bth->apsn) & SROCE_PSN_MASK, iblen);
+}
+
 /*
  * Add UDP and IP headers and the ICRC to a packet built by
  * sroce_skb_alloc() for @qp, and send it through the netdev, or straight
@@ -172,6 +186,7 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 	}
 	skb->dev = ndev;
 	urgent = sroce_loop_urgent(skb);
+	sroce_trace_send(qp, skb, iblen);
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh->source = htons(sport);
@@ -309,6 +324,7 @@ static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 		break;
 	case SROCE_PARSE_BAD_ICRC:
 		sroce_count(sdev, SROCE_CNT_RCVD_ICRC_ERR);
+		trace_sroce_drop(sdev->ibdev.index, SROCE_CNT_RCVD_ICRC_ERR);
 		kfree_skb(skb);
 		return NULL;
 	default:
@@ -318,6 +334,12 @@ static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 	__skb_pull(skb, sizeof(struct udphdr));
 	__skb_trim(skb, pkt->hdr_len + pkt->paylen + pkt->pad);
+	if (trace_sroce_recv_enabled()) {
+		const struct sroce_bth *bth = (const void *)skb->data;
+
+		trace_sroce_recv(sdev->ibdev.index, 0, be32_to_cpu(bth->qpn) & SROCE_QPN_MASK,
+				 pkt->opcode, pkt->psn, pkt->paylen);
+	}
 
 	sroce_count(sdev, SROCE_CNT_RCVD_PKTS);
 	sroce_count_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);

@@ -6,6 +6,7 @@
 #include <rdma/ib_cache.h>
 
 #include "sroce.h"
+#include "trace.h"
 
 #define SROCE_QPN_MIN		16	/* QPN 1 is the GSI QP; 0 and 2..15 unused */
 #define SROCE_PSN_MASK		0xffffff
@@ -390,6 +391,8 @@ void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why)
 	sroce_qp_assert_run(qp);
 	if (qp->state == IB_QPS_ERR)
 		return;
+	trace_sroce_qp_state(qp->ibqp.device->index, qp->ibqp.qp_num,
+			     qp->state, IB_QPS_ERR);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	qp->attr.qp_state = IB_QPS_ERR;
 	if (why)
@@ -741,6 +744,9 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_resp_reset(qp);
 	if (new == IB_QPS_RTS && cur == IB_QPS_RTR)
 		sroce_req_reset(qp);
+	if (cur != new)
+		trace_sroce_qp_state(qp->ibqp.device->index,
+				     qp->ibqp.qp_num, cur, new);
 	WRITE_ONCE(qp->state, new);
 	qp->attr.qp_state = new;
 	if (new == IB_QPS_ERR) {

@@ -13,6 +13,7 @@
 #include <linux/ipv6.h>
 
 #include "sroce.h"
+#include "trace.h"
 
 /* Atomics are atomic against each other, across all devices. */
 static DEFINE_SPINLOCK(sroce_atomic_lock);
@@ -79,6 +80,9 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 	if (!skb)
 		return -ENOMEM;
 	((struct sroce_aeth *)p)->smsn = sroce_aeth(qp, syndrome);
+	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
+		trace_sroce_nak_send(qp->ibqp.device->index,
+				     qp->ibqp.qp_num, psn, syndrome);
 	return sroce_xmit(qp, &qp->av, qp->src_port, skb);
 }
 

@@ -375,12 +375,7 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 }
 
 /* A received packet dropped for @cause (one of SROCE_CNT_DROP_*). */
-static inline void sroce_count_drop(struct sroce_dev *sdev,
-				    enum sroce_counter cause)
-{
-	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
-	sroce_count(sdev, cause);
-}
+void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter cause);
 
 /* device.c */
 struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);
