@@ -336,9 +336,10 @@ static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 	__skb_trim(skb, pkt->hdr_len + pkt->paylen + pkt->pad);
 	if (trace_sroce_recv_enabled()) {
 		const struct sroce_bth *bth = (const void *)skb->data;
+		u32 dqpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
 
-		trace_sroce_recv(sdev->ibdev.index, 0, be32_to_cpu(bth->qpn) & SROCE_QPN_MASK,
-				 pkt->opcode, pkt->psn, pkt->paylen);
+		trace_sroce_recv(sdev->ibdev.index, 0, dqpn, pkt->opcode,
+				 pkt->psn, pkt->paylen);
 	}
 
 	sroce_count(sdev, SROCE_CNT_RCVD_PKTS);
