@@ -359,6 +359,28 @@ two_hosts() {
 	wait_for 10 "vb up in hb" _lib_link_ready hb vb
 }
 
+# pin_neighbours: in the two_hosts topology, each end's neighbour entries
+# for the other (IPv4 and IPv6), permanent. For tests that lose or refuse
+# packets with a qdisc (netem loss, a drop filter): ARP and ND go too.
+# An entry that goes stale during the test then fails its probes, and the
+# neighbour layer holds our next packets in its own queue, reports them
+# sent, drops the oldest once the queue is full and sends the rest when
+# the qdisc goes; and modify_qp to RTR resolves the peer's MAC address with
+# a 1 s timeout (rdma_addr_find_l2_eth_by_grh()), which one lost ARP packet
+# exceeds (rc/lossy: "connect QP pair 0" failed once at 2 % loss). Outside
+# sroce; with fixed entries every packet meets the test's qdisc.
+pin_neighbours() {
+	local ma mb
+	ma=$("$IP" -n ha -br link show dev va | awk '{ print $3 }')
+	mb=$("$IP" -n hb -br link show dev vb | awk '{ print $3 }')
+	[[ $ma =~ ^[0-9a-f:]{17}$ && $mb =~ ^[0-9a-f:]{17}$ ]] ||
+		fail "MAC addresses of va, vb: '$ma' '$mb'"
+	"$IP" -n ha neigh replace 192.0.2.2 lladdr "$mb" dev va nud permanent
+	"$IP" -n ha neigh replace 2001:db8::2 lladdr "$mb" dev va nud permanent
+	"$IP" -n hb neigh replace 192.0.2.1 lladdr "$ma" dev vb nud permanent
+	"$IP" -n hb neigh replace 2001:db8::1 lladdr "$ma" dev vb nud permanent
+}
+
 # veth_pair A B: a veth pair in the initial netns, both up, no addresses
 veth_pair() {
 	_TOPO_LINKS+=("$1")

@@ -6,6 +6,8 @@
 
 modprobe sch_netem 2>/dev/null || skip "no sch_netem"
 rdma_pair
+# fixed neighbour entries: connecting resolves the peer's MAC (see lib.sh)
+pin_neighbours
 in_a tc qdisc add dev va root netem loss 2% delay 1ms reorder 5% 50%
 in_b tc qdisc add dev vb root netem loss 2% delay 1ms reorder 5% 50%
 ga=$(gid_index sroce_a 192.0.2.1)
