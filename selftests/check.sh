@@ -269,7 +269,7 @@ two_host_tests() {
 			--log "$log" "${VM_OPTS[@]}" >"$log.out" 2>&1 || r=$?
 		sed -E -e "s#^([ab])/(not )?ok ([0-9]+) (.*)#\2ok \3 $pfx$tag/\1/\4#" \
 			-e '/^(not )?ok /!s/^/# /' -e 's/^# # /# /' "$log.out" |
-			grep -E '^(not )?ok |^# (sender|checked|malformed|vm2.sh|[ab]/# FAIL|[ab]/#   counters)' || true
+			grep -E '^(not )?ok |^# (sender|checked|malformed|vm2.sh|[ab]/# FAIL|[ab]/#   (counters|server:|client:))' || true
 		res=$(tail -n 1 "$log.out")
 		if [[ $res =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
 			passed=$((passed + BASH_REMATCH[1]))

@@ -238,7 +238,7 @@ done < <("$BUSYBOX" --list)
 MODS=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm veth dummy udp_tunnel
 	ip6_udp_tunnel rdma_rxe nvme-rdma nvmet-rdma nvme-fabrics nvmet nvme-core
 	null_blk bridge 8021q virtio_net virtio_pci ib_uverbs_support crc32_generic sch_netem
-	sch_ingress cls_matchall act_gact)
+	sch_ingress cls_matchall act_gact sch_prio cls_u32)
 
 # modprobe -d wants DIR/lib/modules/KVER; build that view for either layout
 MODBASE=$TMP/modbase
