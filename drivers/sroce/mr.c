@@ -320,12 +320,23 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 }
 
 /*
+ * The access a bind may give a window: remote access only. LOCAL_WRITE is
+ * accepted and ignored (a window grants nothing locally; rdma-core's tests
+ * and rdma_rxe pass it); a zero-based window is not supported.
+ */
+#define SROCE_MW_ACCESS		(IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+/*
  * BIND_MW (IBA 10.6.7.2): attach a window to [addr, addr + length) of an
  * MR of the QP's PD that allows binding, with the new rkey the consumer
  * chose (same index, new key byte: an unchanged key would leave rkeys a
- * peer already holds valid for the new range). The QP must allow binds.
- * A bound window keeps the reference its lookup of the MR took, so the MR
- * outlives it. Runs in the QP's work.
+ * peer already holds valid for the new range). Remote write or atomic
+ * access needs LOCAL_WRITE on the MR (IBA 10.6.7.2.1). The QP's own access
+ * flags play no part: IBA has no such QP attribute, and rdma_rxe and RoCE
+ * hardware bind on any RC QP. A bound window keeps the reference its
+ * lookup of the MR took, so the MR outlives it. Runs in the QP's work.
  */
 enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 				const struct sroce_send_wqe *wqe)
@@ -333,15 +344,13 @@ enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u32 mw_rkey = wqe->wr.wr.mw.mw_rkey, rkey = wqe->wr.wr.mw.rkey;
 	u64 addr = wqe->wr.wr.mw.addr, length = wqe->wr.wr.mw.length;
-	int access = wqe->wr.wr.mw.access;
+	int access = wqe->wr.wr.mw.access & ~IB_ACCESS_LOCAL_WRITE;
 	enum ib_wc_status st = IB_WC_MW_BIND_ERR;
 	struct sroce_mr *mr = NULL;
 	struct sroce_mw *mw;
 
 	if ((rkey >> 8) != (mw_rkey >> 8) || rkey == mw_rkey ||
-	    !(qp->attr.qp_access_flags & IB_ACCESS_MW_BIND) ||
-	    (access & ~(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
-			IB_ACCESS_REMOTE_ATOMIC)))
+	    (access & ~SROCE_MW_ACCESS))
 		return IB_WC_MW_BIND_ERR;
 	if (length) {
 		mr = sroce_mr_get(sdev, wqe->wr.wr.mw.mr_lkey, qp->ibqp.pd,

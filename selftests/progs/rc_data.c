@@ -658,9 +658,12 @@ static int post1(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_cq *cq,
 	return 0;
 }
 
-/* Post BIND_MW of @mw (key @rk, 4 KiB at @addr) on @qp; the status. */
+/*
+ * Post BIND_MW of @mw (key @rk, 4 KiB at @addr of B's MR, @access) on @qp;
+ * the status.
+ */
 static enum ibv_wc_status bind_mw_st(struct ibv_qp *qp, struct ibv_mw *mw,
-				     uint32_t rk, uint64_t addr)
+				     uint32_t rk, uint64_t addr, int access)
 {
 	struct ibv_send_wr wr = { .wr_id = 12, .opcode = IBV_WR_BIND_MW };
 	struct ibv_wc wc;
@@ -669,7 +672,7 @@ static enum ibv_wc_status bind_mw_st(struct ibv_qp *qp, struct ibv_mw *mw,
 	wr.bind_mw.rkey = rk;
 	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
 		.mr = B.mr, .addr = addr, .length = 4096,
-		.mw_access_flags = IBV_ACCESS_REMOTE_READ };
+		.mw_access_flags = access };
 	if (post1(qp, &wr, B.cq, &wc))
 		return IBV_WC_GENERAL_ERR;
 	return wc.status;
@@ -729,6 +732,66 @@ static void memwin_qpn_reuse(struct ibv_mw *mw2, const struct qp_opts *mw_opts,
 	      "QPN reuse: WRITE through it to the new QP %u: REM_ACCESS_ERR (%s)",
 	      q->qp_num, ibv_wc_status_str(wc.status));
 	destroy_pair(qa, q);
+}
+
+/*
+ * Bind @mw1 on @qb (a QP without MW_BIND access) over a new MR of B with
+ * only LOCAL_WRITE | MW_BIND, WRITE through it from @qa; then a zero-based
+ * bind, which sroce does not support: MW_BIND_ERR. Destroys the pair; @mw1
+ * is left unbound.
+ */
+static void memwin_plain_qp(struct ibv_qp *qa, struct ibv_qp *qb,
+			    struct ibv_mw *mw1)
+{
+	struct ibv_sge sge = { (uintptr_t)A.buf, 64, A.mr->lkey };
+	unsigned char *buf = calloc(1, 4096);
+	enum ibv_wc_status st;
+	struct ibv_send_wr wr;
+	struct ibv_mw_bind b1;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+
+	mr = buf ? ibv_reg_mr(B.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE |
+						IBV_ACCESS_MW_BIND) : NULL;
+	check(mr != NULL, "register an MR with LOCAL_WRITE | MW_BIND only");
+	if (!mr)
+		goto out;
+	b1 = (struct ibv_mw_bind){ .wr_id = 14, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = mr, .addr = (uintptr_t)buf, .length = 4096,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+						  IBV_ACCESS_LOCAL_WRITE } };
+	check(!ibv_bind_mw(qb, mw1, &b1) && poll_n(B.cq, &wc, 1, 30) == 1 &&
+	      wc.status == IBV_WC_SUCCESS,
+	      "bind REMOTE_WRITE | LOCAL_WRITE on a QP without MW_BIND (%s)",
+	      ibv_wc_status_str(wc.status));
+	memset(A.buf, 0x6b, 64);
+	wr = (struct ibv_send_wr){ .wr_id = 15, .opcode = IBV_WR_RDMA_WRITE,
+				   .sg_list = &sge, .num_sge = 1 };
+	wr.wr.rdma.remote_addr = (uintptr_t)buf + 200;
+	wr.wr.rdma.rkey = mw1->rkey;
+	check(!post1(qa, &wr, A.cq, &wc) && wc.status == IBV_WC_SUCCESS &&
+	      buf[199] == 0 && buf[200] == 0x6b && buf[263] == 0x6b &&
+	      buf[264] == 0, "WRITE through that window lands (%s)",
+	      ibv_wc_status_str(wc.status));
+	st = bind_mw_st(qb, mw1, ibv_inc_rkey(mw1->rkey), (uintptr_t)B.buf + 8192,
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ZERO_BASED);
+	check(st == IBV_WC_MW_BIND_ERR, "a zero-based bind: MW_BIND_ERR (%s)",
+	      ibv_wc_status_str(st));
+	destroy_pair(qa, qb);
+	/* unbind (length 0) on a fresh pair before the MR goes */
+	if (!pair(&qa, &qb, &default_opts, &default_opts, 0)) {
+		b1.bind_info = (struct ibv_mw_bind_info){ .mr = mr };
+		check(!ibv_bind_mw(qb, mw1, &b1) && poll_n(B.cq, &wc, 1, 30) == 1 &&
+		      wc.status == IBV_WC_SUCCESS, "unbind the type 1 window (%s)",
+		      ibv_wc_status_str(wc.status));
+		destroy_pair(qa, qb);
+	}
+	check(!ibv_dereg_mr(mr), "dereg the LOCAL_WRITE | MW_BIND MR");
+	free(buf);
+	return;
+out:
+	free(buf);
+	destroy_pair(qa, qb);
 }
 
 static void memwin(void)
@@ -858,21 +921,13 @@ static void memwin(void)
 	}
 	/* A bind must change the key: the old rkey must not reach the new range. */
 	if (!pair(&qa, &qb, &default_opts, &mw_opts, 0)) {
-		st = bind_mw_st(qb, mw1, mw1->rkey, win);
+		st = bind_mw_st(qb, mw1, mw1->rkey, win, IBV_ACCESS_REMOTE_READ);
 		check(st == IBV_WC_MW_BIND_ERR,
 		      "BIND_MW with the window's current key: MW_BIND_ERR (%s)",
 		      ibv_wc_status_str(st));
 		destroy_pair(qa, qb);
 	}
-	/* A QP without IBV_ACCESS_MW_BIND cannot bind. */
-	if (!pair(&qa, &qb, &default_opts, &default_opts, 0)) {
-		st = bind_mw_st(qb, mw1, ibv_inc_rkey(mw1->rkey), win);
-		check(st == IBV_WC_MW_BIND_ERR,
-		      "BIND_MW on a QP without MW_BIND access: MW_BIND_ERR (%s)",
-		      ibv_wc_status_str(st));
-		destroy_pair(qa, qb);
-	}
-	/* Both refusals left the window as it was: still readable. */
+	/* The refused bind left the window as it was: still readable. */
 	if (!pair(&qa, &qb, &default_opts, &mw_opts, 0)) {
 		struct ibv_send_wr rd = { .wr_id = 13, .opcode = IBV_WR_RDMA_READ,
 					  .sg_list = &sge, .num_sge = 1 };
@@ -884,6 +939,14 @@ static void memwin(void)
 		      ibv_wc_status_str(wc.status));
 		destroy_pair(qa, qb);
 	}
+	/*
+	 * As rdma-core's MW tests bind, and rdma_rxe and RoCE hardware accept:
+	 * on a QP without IBV_ACCESS_MW_BIND (IBA has no such QP attribute),
+	 * REMOTE_WRITE with LOCAL_WRITE (ignored) onto an MR registered with
+	 * only LOCAL_WRITE | MW_BIND. A's WRITE through it lands.
+	 */
+	if (!pair(&qa, &qb, &default_opts, &default_opts, 0))
+		memwin_plain_qp(qa, qb, mw1);
 	memwin_qpn_reuse(mw2, &mw_opts, win);
 	check(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2), "dealloc the windows");
 }
