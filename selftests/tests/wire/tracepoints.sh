@@ -6,7 +6,7 @@
 # named as the counter that moved); a crafted SEND out of sequence, which
 # B NAKs (sroce_nak_send); and a crafted sequence NAK for A's outstanding
 # WRITE (sroce_nak_recv) and the resend it starts (sroce_retransmit, cause
-# nak), after which the WRITE completes.
+# nak), after which the WRITE completes; a CQ overrun (sroce_cq_overflow).
 . /tests/lib.sh
 . /tests/wire/wire.lib
 
@@ -89,4 +89,13 @@ trace_has "A resends" "sroce_retransmit: dev=$DA qpn=$QPA psn=1001 cause=nak\$" 
 in_a tc qdisc del dev va root
 ctl poll a 30 1
 assert_match "$R" "^wc n=1 0:1:" "the resent WRITE completes"
+
+# A CQ overrun: rc_data events posts 4 signalled WRITEs on a QP of A whose
+# send CQ has 1 entry (and checks IBV_EVENT_CQ_ERR itself)
+rc=0
+timeout 300 rc_data events sroce_a "$(gid_index sroce_a 192.0.2.1)" \
+	sroce_b "$(gid_index sroce_b 192.0.2.2)" >events.log 2>&1 || rc=$?
+((rc == 0)) || { grep -v "^ok " events.log; fail "rc_data events: exit $rc"; }
+trace_has "the completion lost in the overrun" \
+	"sroce_cq_overflow: dev=$DA qpn=[1-9][0-9]* cqe=[1-9][0-9]*\$"
 pass
