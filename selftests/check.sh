@@ -71,7 +71,7 @@ OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity
 # the same responses), which took the CI past 80 minutes. "make check
 # KVER=debug" runs the whole suite.
 DEBUG_WIRE=wire/dup_atomic,wire/dup_read,wire/mid_retransmit,wire/orphan_resp,wire/write_wrap
-DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types),verbs/*,$DEBUG_WIRE,transport/events,transport/ud,transport/xsrq,rc/errors,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,cm/rping,kernel/nvme_rdma}
+DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types),verbs/*,$DEBUG_WIRE,transport/events,transport/ud,transport/xsrq,rc/errors,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,cm/rping,cm/mckey_local,kernel/nvme_rdma}
 
 build=$top/build
 mkdir -p "$build"

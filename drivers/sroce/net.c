@@ -157,6 +157,34 @@ static void sroce_trace_send(const struct sroce_qp *qp,
 }
 
 /*
+ * A multicast packet also goes to this device's own QPs attached to its
+ * group, as RoCE hardware loops it back: a copy (the original's headers are
+ * still to be written by the IP layer) to the receive path, without ICRC.
+ * The IP layer's own loopback copy is dropped on receive instead
+ * (sroce_udp_encap_recv()), so that nothing arrives twice.
+ */
+static void sroce_mcast_loop(struct sroce_dev *sdev, const struct sk_buff *skb)
+{
+	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+	struct sroce_qp *qp;
+
+	if (!copy) {
+		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		return;
+	}
+	copy->pkt_type = PACKET_HOST;
+	skb_pull(copy, skb_transport_offset(copy));
+	local_bh_disable();
+	/* A QP back only if the sender named a unicast QPN. */
+	qp = sroce_rcv(sdev, copy, false);
+	if (qp) {
+		sroce_qp_sched(qp);
+		sroce_qp_put(qp);
+	}
+	local_bh_enable();
+}
+
+/*
  * Add UDP and IP headers and the ICRC to a packet built by
  * sroce_skb_alloc() for @qp, and send it through the netdev, or straight
  * to our own receive path when it is addressed to this device. Consumes
@@ -225,6 +253,8 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 
 	sroce_count(sdev, SROCE_CNT_SENT_PKTS);
 	sroce_count_add(sdev, SROCE_CNT_SENT_BYTES, iblen);
+	if (unlikely(is_multicast_ether_addr(av->dmac)))
+		sroce_mcast_loop(sdev, skb);
 
 	if (loop) {
 		/*
@@ -280,6 +310,12 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 
 	sdev = sroce_dev_get_by_netdev(skb->dev);
 	if (!sdev) {
+		kfree_skb(skb);
+		return 0;
+	}
+	if (unlikely(skb->pkt_type == PACKET_LOOPBACK)) {
+		/* Our own multicast, looped back: delivered already. */
+		ib_device_put(&sdev->ibdev);
 		kfree_skb(skb);
 		return 0;
 	}
