@@ -157,31 +157,24 @@ static void sroce_trace_send(const struct sroce_qp *qp,
 }
 
 /*
- * A multicast packet also goes to this device's own QPs attached to its
- * group, as RoCE hardware loops it back: a copy (the original's headers are
- * still to be written by the IP layer) to the receive path, without ICRC.
- * The IP layer's own loopback copy is dropped on receive instead
- * (sroce_udp_encap_recv()), so that nothing arrives twice.
+ * Hand a packet @qp sends, its headers built, to this device's own receive
+ * path: no route, no qdisc, no wire, and so no ICRC either (it guards
+ * against corruption on a link; this packet goes from our memory to our
+ * memory). Its four bytes stay unwritten; the receive path trims them
+ * unread. Consumes @skb.
  */
-static void sroce_mcast_loop(struct sroce_dev *sdev, const struct sk_buff *skb)
+static void sroce_loop_rcv(struct sroce_qp *qp, struct sk_buff *skb,
+			   bool urgent)
 {
-	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
-	struct sroce_qp *qp;
+	struct sroce_qp *dst;
 
-	if (!copy) {
-		sroce_count(sdev, SROCE_CNT_SEND_ERR);
-		return;
-	}
-	copy->pkt_type = PACKET_HOST;
-	skb_pull(copy, skb_transport_offset(copy));
+	skb->pkt_type = PACKET_HOST;
+	skb_pull(skb, skb_transport_offset(skb));
 	local_bh_disable();
-	/* A QP back only if the sender named a unicast QPN. */
-	qp = sroce_rcv(sdev, copy, false);
-	if (qp) {
-		sroce_qp_sched(qp);
-		sroce_qp_put(qp);
-	}
+	dst = sroce_rcv(to_sdev(qp->ibqp.device), skb, false);
 	local_bh_enable();
+	if (dst)
+		sroce_qp_kick(qp, dst, urgent);
 }
 
 /*
@@ -200,7 +193,6 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 	unsigned int iblen = skb->len - SROCE_ICRC_SIZE;
 	bool loop = ether_addr_equal(av->dmac, ndev->dev_addr);
 	struct dst_cache *cache;
-	struct sroce_qp *dst;
 	struct udphdr *uh;
 	__le32 icrc;
 	bool urgent;
@@ -253,24 +245,24 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 
 	sroce_count(sdev, SROCE_CNT_SENT_PKTS);
 	sroce_count_add(sdev, SROCE_CNT_SENT_BYTES, iblen);
-	if (unlikely(is_multicast_ether_addr(av->dmac)))
-		sroce_mcast_loop(sdev, skb);
-
 	if (loop) {
-		/*
-		 * Addressed to ourselves: no route, no qdisc, no wire, and so
-		 * no ICRC either. It guards against corruption on a link; this
-		 * packet goes from our memory to our memory. Its four bytes
-		 * stay unwritten, and the receive path trims them unread.
-		 */
-		skb->pkt_type = PACKET_HOST;
-		skb_pull(skb, skb_transport_offset(skb));
-		local_bh_disable();
-		dst = sroce_rcv(sdev, skb, false);
-		local_bh_enable();
-		if (dst)
-			sroce_qp_kick(qp, dst, urgent);
+		sroce_loop_rcv(qp, skb, urgent);
 		return 0;
+	}
+	if (unlikely(is_multicast_ether_addr(av->dmac))) {
+		/*
+		 * Also to this device's own QPs attached to the group, as RoCE
+		 * hardware loops multicast back: a copy, since the IP layer
+		 * still writes the original's headers. Its own loopback copy
+		 * is dropped on receive (sroce_udp_encap_recv()), so that
+		 * nothing arrives twice.
+		 */
+		struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+
+		if (copy)
+			sroce_loop_rcv(qp, copy, urgent);
+		else
+			sroce_count(sdev, SROCE_CNT_SEND_ERR);
 	}
 
 	icrc = sroce_icrc(skb_network_header(skb),
@@ -308,14 +300,13 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct sroce_dev *sdev;
 	struct sroce_qp *qp;
 
-	sdev = sroce_dev_get_by_netdev(skb->dev);
-	if (!sdev) {
+	/* Our own multicast, looped back by IP: delivered already. */
+	if (unlikely(skb->pkt_type == PACKET_LOOPBACK)) {
 		kfree_skb(skb);
 		return 0;
 	}
-	if (unlikely(skb->pkt_type == PACKET_LOOPBACK)) {
-		/* Our own multicast, looped back: delivered already. */
-		ib_device_put(&sdev->ibdev);
+	sdev = sroce_dev_get_by_netdev(skb->dev);
+	if (!sdev) {
 		kfree_skb(skb);
 		return 0;
 	}

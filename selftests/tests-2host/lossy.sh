@@ -3,9 +3,9 @@
 # A lossy, reordering segment (netem on both NICs: 2 % loss, 1 ms delay,
 # 5 % of the packets sent early; in the ibv_rc_pingpong steps positive
 # ACKs are delayed but never lost, see ack_filter): data still arrives
-# whole through retransmission. ibv_rc_pingpong -c (SENDs, buffers checked), rping -V
-# (RDMA READ and WRITE, data verified) and perftest WRITE and READ volume,
-# with each VM as the server in turn. The capture checker counts this
+# whole through retransmission. ibv_rc_pingpong -c (SENDs, buffers
+# checked), rping -V (RDMA READ and WRITE, data verified) and perftest
+# WRITE and READ volume, with each VM as the server in turn. The capture checker counts this
 # test's resends apart (roce_pcap.py --lossy-re): here they are expected.
 . /tests/2host/th.lib
 
