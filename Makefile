@@ -10,7 +10,8 @@
 #   make bench      sroce against rdma_rxe, side by side: medians of ROUNDS=N
 #                   (3) boots each, counters, build/bench-KVER.png
 #                   (UPDATE_DOC=1 also copies it to Documentation/);
-#                   TOPO=loop (one device), ns (two namespaces, 7.2) or vm2 (two VMs)
+#                   TOPO=loop (one device), ns (two namespaces, 7.2) or vm2 (two VMs);
+#                   PROFILE=ROW,... adds a perf profile of those rows per driver
 #   make bench-host the data path's copy and CRC-32 variants, timed on this
 #                   CPU, natively (BENCH_ARGS="-t MS -r RUNS")
 #   make fuzz       fuzz the packet checks in user space (FUZZ_RUNS=N)
@@ -102,7 +103,7 @@ run:
 bench:
 	selftests/deps.sh
 	selftests/bench.sh --kernel "$(or $(KVER),6.1)" $(if $(ROUNDS),--rounds $(ROUNDS)) \
-		$(if $(TOPO),--topo $(TOPO)) \
+		$(if $(TOPO),--topo $(TOPO)) $(if $(PROFILE),--profile $(PROFILE)) \
 		$(if $(filter 1,$(UPDATE_DOC)),--update-doc)
 
 # The per-byte primitives (payload copies, the ICRC's CRC-32) on the host CPU

@@ -18,10 +18,14 @@
 # one run mean anything, and even those are noisy (the report's noise%).
 #
 #   selftests/bench.sh [--kernel 6.1|6.12|7.2] [--topo loop|ns|vm2] [--rounds N (3)]
-#                      [--update-doc] [--report-only]
+#                      [--update-doc] [--report-only] [--profile ROW,...]
 # --update-doc copies the chart to Documentation/bench-NAME.png;
 # --report-only boots nothing: the report and chart again from the last
 # build/bench-NAME.txt.
+# --profile runs, after the rounds, one more boot per driver with only
+# those rows, each under "perf record" of every CPU (loop and ns only), and
+# writes build/bench-NAME-prof-DRV.txt: where the kernel's time goes. Those
+# boots' figures are not in the report (perf costs time).
 # NAME is KVER for loop, KVER-ns for ns, KVER-vm2 for vm2.
 # Output: build/bench-NAME.txt (every figure of every boot),
 # build/bench-NAME.report (the report, also printed), build/bench-NAME.dat
@@ -36,6 +40,7 @@ topo=loop
 rounds=3
 update_doc=0
 report_only=0
+profile=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kver=$2; shift 2 ;;
@@ -43,16 +48,23 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift 2 ;;
 	--update-doc) update_doc=1; shift ;;
 	--report-only) report_only=1; shift ;;
+	--profile) profile=$2; shift 2 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --rounds must be a number >= 1" >&2; exit 2; }
+# --rounds 0 --profile ROWS: only the profile boots
+[[ $rounds =~ ^[1-9][0-9]*$ || ($rounds == 0 && -n $profile) ]] ||
+	{ echo "bench.sh: --rounds must be a number >= 1 (0 with --profile)" >&2; exit 2; }
 case $topo in
 loop) name=$kver where="one device (loopback)" ;;
 ns) name=$kver-ns where="two namespaces over veth" ;;
 vm2) name=$kver-vm2 where="two VMs (vm2, 1 vCPU each)" ;;
 *) echo "bench.sh: --topo must be loop, ns or vm2" >&2; exit 2 ;;
 esac
+if [[ -n $profile && $topo == vm2 ]]; then
+	echo "bench.sh: --profile works on loop and ns" >&2
+	exit 2
+fi
 if [[ $topo == ns && $kver != 7.2 ]]; then
 	echo "bench.sh: --topo ns needs 7.2 (rdma_rxe reaches other namespaces only there)" >&2
 	exit 2
@@ -61,14 +73,15 @@ fi
 build=$top/build
 res=$build/bench-$name.txt
 
-# boot DRV LOG: one boot (one pair for vm2) with driver DRV; the figures,
-# "BENCH ..." and "BENCHRUN ..." lines, on stdout.
+# boot DRV LOG [APPEND]: one boot (one pair for vm2) with driver DRV; the
+# figures, "BENCH ..." and "BENCHRUN ..." lines, on stdout. APPEND goes on
+# the kernel command line (default: the rows of ROWS=, if any).
 boot() {
-	local drv=$1 log=$2
+	local drv=$1 log=$2 append=${3-${ROWS:+ sroce_bench.rows=$ROWS}}
 	if [[ $topo != vm2 ]]; then
 		selftests/vm.sh --kernel "$VMLINUZ" \
 			--initrd "$build/initramfs-bench.cpio.gz" --mode bench \
-			--append "sroce_bench.driver=$drv sroce_bench.topo=$topo${ROWS:+ sroce_bench.rows=$ROWS}" \
+			--append "sroce_bench.driver=$drv sroce_bench.topo=$topo$append" \
 			--log "$log" >"$log.out" 2>&1 ||
 			return 1
 		tr -d '\r' <"$log/results.tap"
@@ -89,13 +102,19 @@ if ((!report_only)); then
 	# the two VMs meet at barriers (th_sync)
 	gcc -Wall -Wextra -Werror -O2 -o "$build/bench-progs/barrier" \
 		selftests/progs/barrier.c
+	extra=()
+	if [[ -n $profile ]]; then
+		# Debian's perf (bookworm's 6.1) samples the newer kernels too
+		command -v perf >/dev/null || apt-get install -y -q linux-perf >&2
+		extra=(--extra-bin "$(command -v perf)")
+	fi
 	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
 		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
 		--tests2 "$top/selftests/tests-2host" \
-		--extra-bin "$build/bench-progs/barrier" \
+		--extra-bin "$build/bench-progs/barrier" "${extra[@]}" \
 		--out "$build/initramfs-bench.cpio.gz" >"$build/mkinitramfs-bench.log"
 
-	echo "# kernel $KREL" >"$res"
+	((rounds)) && echo "# kernel $KREL" >"$res"
 	t_all=$SECONDS
 	for r in $(seq 1 "$rounds"); do
 		for drv in sroce rxe; do
@@ -112,6 +131,15 @@ if ((!report_only)); then
 		done
 	done
 	echo "bench: $rounds round(s) took $((SECONDS - t_all)) s"
+	for drv in ${profile:+sroce rxe}; do
+		echo "bench: profile of $profile, $drv on $KREL, $where"
+		log=$build/bench-$name-$drv-prof
+		out=$(boot "$drv" "$log" " sroce_bench.rows=$profile sroce_bench.profile=$profile") ||
+			{ tail -30 "$log.out"; echo "bench: the $drv profile failed (logs in $log)"; exit 1; }
+		sed -n 's/^PROF //p' <<<"$out" >"$build/bench-$name-prof-$drv.txt"
+		echo "bench: $(wc -l <"$build/bench-$name-prof-$drv.txt") lines in build/bench-$name-prof-$drv.txt"
+	done
+	((rounds)) || exit 0
 fi
 [[ -s $res ]] || { echo "bench.sh: no $res" >&2; exit 1; }
 krel=$(sed -n 's/^# kernel //p' "$res")
@@ -128,6 +156,10 @@ png=$build/bench-$name.png
 awk -v mode=data -f selftests/bench/report.awk "$res" >"$dat"
 rate=$(awk -v mode=rate -f selftests/bench/report.awk "$res")
 title="sroce against rdma_rxe, kernel $krel, $where, TCG, median of $rounds round(s)"
+if [[ -n ${ROWS:-} ]]; then
+	echo "bench: no chart for some rows (ROWS=$ROWS)"
+	exit 0
+fi
 gnuplot -e "data='$dat'; out='$png'; title='$title'; rate='$rate'" selftests/bench/chart.gp
 echo "bench: chart in $png"
 if ((update_doc)); then

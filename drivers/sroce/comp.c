@@ -376,7 +376,7 @@ static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	struct sroce_send_wqe *wqe;
-	u32 off;
+	u32 off, last;
 
 	/* Earlier sends and writes are acknowledged by this response. */
 	sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
@@ -422,22 +422,29 @@ static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	if (!(wqe->mask & SROCE_F_READ))
 		return;
 	off = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;
-	/* Full-MTU responses but the last, which brings the exact total. */
+	last = sroce_psn_add(psn, pkt->span - 1);
+	/*
+	 * Full-MTU responses but the last, which brings the exact total; a
+	 * chunk from this device (pkt->span MTUs) as the packets it stands
+	 * for.
+	 */
 	if (off > wqe->dma.length ||
 	    pkt->paylen > wqe->dma.length - off ||
-	    (!(pkt->flags & SROCE_F_LAST) && pkt->paylen != qp->mtu) ||
+	    (!(pkt->flags & SROCE_F_LAST) &&
+	     pkt->paylen != pkt->span * qp->mtu) ||
+	    (pkt->span > 1 && pkt->paylen <= (pkt->span - 1) * qp->mtu) ||
 	    ((pkt->flags & SROCE_F_LAST) &&
-	     (psn != wqe->last_psn || off + pkt->paylen != wqe->dma.length))) {
+	     (last != wqe->last_psn || off + pkt->paylen != wqe->dma.length))) {
 		sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);
 		return;
 	}
 	if (pkt->paylen &&
-	    sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, off,
-			   sroce_payload(skb), pkt->paylen, true)) {
+	    sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
+				 off)) {
 		sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
 		return;
 	}
-	sroce_comp_ack_to(qp, psn);
+	sroce_comp_ack_to(qp, last);
 	if (pkt->flags & SROCE_F_LAST)
 		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
 }

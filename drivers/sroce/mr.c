@@ -74,7 +74,7 @@ void sroce_mr_put(struct sroce_mr *mr)
 		complete(&mr->released);
 }
 
-static bool sroce_mr_covers(struct sroce_mr *mr, u64 va, u32 len)
+bool sroce_mr_covers(struct sroce_mr *mr, u64 va, u32 len)
 {
 	u64 start = mr->type == SROCE_MR_FAST ? mr->ibmr.iova : mr->iova;
 	u64 length = mr->type == SROCE_MR_FAST ? mr->ibmr.length : mr->length;

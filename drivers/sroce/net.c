@@ -32,8 +32,9 @@ static DEFINE_MUTEX(sroce_net_mutex);
 /* Woken whenever a device drops its sockets (sroce_net_put). */
 static DECLARE_WAIT_QUEUE_HEAD(sroce_net_wq);
 
-static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
-				  bool wire);
+static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
+static struct sroce_qp *sroce_rcv_checked(struct sroce_dev *sdev,
+					  struct sk_buff *skb);
 
 static bool sroce_av_ipv6(const struct sroce_av *av)
 {
@@ -41,8 +42,9 @@ static bool sroce_av_ipv6(const struct sroce_av *av)
 }
 
 /*
- * A packet with room for @iblen bytes of transport (BTH to pad) and the
- * ICRC; skb->data points at where the BTH goes.
+ * A packet of @iblen bytes of transport (BTH to pad), with room behind for
+ * the ICRC that sroce_xmit() adds if it goes to a wire; skb->data points
+ * at where the BTH goes.
  */
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int iblen)
@@ -59,7 +61,7 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, room);
-	skb_put(skb, iblen + SROCE_ICRC_SIZE);
+	skb_put(skb, iblen);
 	return skb;
 }
 
@@ -160,21 +162,83 @@ static void sroce_trace_send(const struct sroce_qp *qp,
  * Hand a packet @qp sends, its headers built, to this device's own receive
  * path: no route, no qdisc, no wire, and so no ICRC either (it guards
  * against corruption on a link; this packet goes from our memory to our
- * memory). Its four bytes stay unwritten; the receive path trims them
- * unread. Consumes @skb.
+ * memory), and no IP or UDP header check: we wrote them. It may be a
+ * chunk of several MTUs (local.c): its builder said how many PSNs it
+ * covers in pkt->span. Consumes @skb.
  */
 static void sroce_loop_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 			   bool urgent)
 {
-	struct sroce_qp *dst;
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	u16 span = max_t(u16, pkt->span, 1);
+	struct sroce_qp *dst = NULL;
 
 	skb->pkt_type = PACKET_HOST;
-	skb_pull(skb, skb_transport_offset(skb));
+	skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
 	local_bh_disable();
-	dst = sroce_rcv(to_sdev(qp->ibqp.device), skb, false);
+	if (sroce_parse_bth(skb->data, skb->len, pkt) == SROCE_PARSE_OK) {
+		pkt->span = span;
+		dst = sroce_rcv_checked(sdev, skb);
+	} else {
+		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
+		kfree_skb(skb);
+	}
 	local_bh_enable();
 	if (dst)
 		sroce_qp_kick(qp, dst, urgent);
+}
+
+/*
+ * Push the UDP and IP headers in front of the BTH of @skb. Their lengths
+ * count the ICRC, which follows on a wire (a packet looped back inside the
+ * device has none, and a chunk of it may be longer than an IP length can
+ * say: nobody reads them there).
+ */
+static void sroce_push_headers(struct sk_buff *skb, const struct sroce_av *av,
+			       u16 sport)
+{
+	unsigned int len = min_t(unsigned int, U16_MAX,
+				 skb->len + sizeof(struct udphdr) +
+				 SROCE_ICRC_SIZE);
+	struct udphdr *uh;
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(len);
+	uh->check = 0;
+
+	if (sroce_av_ipv6(av)) {
+		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
+
+		skb_reset_network_header(skb);
+		ip6_flow_hdr(ip6, av->traffic_class, 0);
+		ip6->payload_len = htons(len);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = av->hop_limit ?: 64;
+		ip6->saddr = av->saddr.in6.sin6_addr;
+		ip6->daddr = av->daddr.in6.sin6_addr;
+		skb->protocol = htons(ETH_P_IPV6);
+	} else {
+		struct iphdr *iph = skb_push(skb, sizeof(*iph));
+
+		skb_reset_network_header(skb);
+		iph->version = 4;
+		iph->ihl = sizeof(*iph) / 4;
+		iph->tos = av->traffic_class;
+		iph->tot_len = htons(min_t(unsigned int, U16_MAX,
+					   len + sizeof(*iph)));
+		iph->id = 0;	/* what ip_select_ident() gives DF packets */
+		iph->frag_off = htons(IP_DF);
+		iph->ttl = av->hop_limit ?: 64;
+		iph->protocol = IPPROTO_UDP;
+		iph->saddr = av->saddr.in4.sin_addr.s_addr;
+		iph->daddr = av->daddr.in4.sin_addr.s_addr;
+		iph->check = 0;
+		skb->protocol = htons(ETH_P_IP);
+	}
 }
 
 /*
@@ -190,10 +254,9 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 	struct net_device *ndev = sdev->ndev;
 	struct net *net = dev_net(ndev);
 	bool v6 = sroce_av_ipv6(av);
-	unsigned int iblen = skb->len - SROCE_ICRC_SIZE;
-	bool loop = ether_addr_equal(av->dmac, ndev->dev_addr);
+	unsigned int iblen = skb->len;
+	bool loop = sroce_av_local(qp, av);
 	struct dst_cache *cache;
-	struct udphdr *uh;
 	__le32 icrc;
 	bool urgent;
 	int err;
@@ -204,46 +267,24 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 		kfree_skb(skb);
 		return -ENODEV;
 	}
+	if (unlikely(skb_is_nonlinear(skb) && !loop)) {
+		/*
+		 * A chunk of registered pages (local.c) for a peer no longer
+		 * on this device (our MAC changed since it was built): it
+		 * may not reach a wire. Built again, as packets, soon.
+		 */
+		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		kfree_skb(skb);
+		return -EAGAIN;
+	}
 	skb->dev = ndev;
 	urgent = sroce_loop_urgent(skb);
 	sroce_trace_send(qp, skb, iblen);
-	uh = skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	uh->source = htons(sport);
-	uh->dest = htons(SROCE_UDP_PORT);
-	uh->len = htons(skb->len);
-	uh->check = 0;
+	sroce_push_headers(skb, av, sport);
 
-	if (v6) {
-		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
-
-		skb_reset_network_header(skb);
-		ip6_flow_hdr(ip6, av->traffic_class, 0);
-		ip6->payload_len = htons(skb->len - sizeof(*ip6));
-		ip6->nexthdr = IPPROTO_UDP;
-		ip6->hop_limit = av->hop_limit ?: 64;
-		ip6->saddr = av->saddr.in6.sin6_addr;
-		ip6->daddr = av->daddr.in6.sin6_addr;
-		skb->protocol = htons(ETH_P_IPV6);
-	} else {
-		struct iphdr *iph = skb_push(skb, sizeof(*iph));
-
-		skb_reset_network_header(skb);
-		iph->version = 4;
-		iph->ihl = sizeof(*iph) / 4;
-		iph->tos = av->traffic_class;
-		iph->tot_len = htons(skb->len);
-		iph->id = 0;	/* what ip_select_ident() gives DF packets */
-		iph->frag_off = htons(IP_DF);
-		iph->ttl = av->hop_limit ?: 64;
-		iph->protocol = IPPROTO_UDP;
-		iph->saddr = av->saddr.in4.sin_addr.s_addr;
-		iph->daddr = av->daddr.in4.sin_addr.s_addr;
-		iph->check = 0;
-		skb->protocol = htons(ETH_P_IP);
-	}
-
-	sroce_count(sdev, SROCE_CNT_SENT_PKTS);
+	/* A chunk counts as the packets it stands for. */
+	sroce_count_add(sdev, SROCE_CNT_SENT_PKTS,
+			max_t(u16, sroce_pkt(skb)->span, 1));
 	sroce_count_add(sdev, SROCE_CNT_SENT_BYTES, iblen);
 	if (loop) {
 		sroce_loop_rcv(qp, skb, urgent);
@@ -267,8 +308,9 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 
 	icrc = sroce_icrc(skb_network_header(skb),
 			  skb_transport_offset(skb) - skb_network_offset(skb),
-			  skb_transport_header(skb) + sizeof(*uh), iblen);
-	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
+			  skb_transport_header(skb) + sizeof(struct udphdr),
+			  iblen);
+	skb_put_data(skb, &icrc, sizeof(icrc));
 
 	cache = av == &qp->av ? &qp->dst_cache : NULL;
 	local_bh_disable();
@@ -320,7 +362,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		 * lost bandwidth and ordering over a veth (design.md, Data
 		 * path) until it can tell a NIC's packets from our own.
 		 */
-		qp = sroce_rcv(sdev, skb, true);
+		qp = sroce_rcv(sdev, skb);
 		if (qp) {
 			sroce_qp_sched(qp);
 			sroce_qp_put(qp);
@@ -331,22 +373,20 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 }
 
 /*
- * Receive one packet, skb->data at its UDP header (linear), in softirq or
- * with BHs off: check it (its ICRC too if it came from a @wire), find its
- * QP and queue it there. Consumes @skb. Returns the QP it was queued on,
- * with a reference, for the caller to schedule; NULL if dropped, or if
- * multicast (scheduled already).
+ * Receive one packet from a wire, skb->data at its UDP header (linear), in
+ * softirq: check it, its ICRC too, find its QP and queue it there.
+ * Consumes @skb. Returns the QP it was queued on, with a reference, for
+ * the caller to schedule; NULL if dropped, or if multicast (scheduled
+ * already).
  */
-static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
-				  bool wire)
+static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	unsigned int l4off = skb->data - skb_network_header(skb);
 	bool v6 = skb->protocol == htons(ETH_P_IPV6);
 	const u8 *nh = skb_network_header(skb);
 
-	switch (wire ? sroce_parse(nh, l4off + skb->len, l4off, v6, pkt) :
-		       sroce_parse_hdrs(nh, l4off + skb->len, l4off, v6, pkt)) {
+	switch (sroce_parse(nh, l4off + skb->len, l4off, v6, pkt)) {
 	case SROCE_PARSE_OK:
 		break;
 	case SROCE_PARSE_BAD_ICRC:
@@ -361,6 +401,18 @@ static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 	__skb_pull(skb, sizeof(struct udphdr));
 	__skb_trim(skb, pkt->hdr_len + pkt->paylen + pkt->pad);
+	return sroce_rcv_checked(sdev, skb);
+}
+
+/*
+ * A packet that passed the checks, skb->data at its BTH, BHs off: count
+ * it, find its QP and queue it there, as sroce_rcv() says.
+ */
+static struct sroce_qp *sroce_rcv_checked(struct sroce_dev *sdev,
+					  struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+
 	if (trace_sroce_recv_enabled()) {
 		const struct sroce_bth *bth = (const void *)skb->data;
 		u32 dqpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
@@ -369,7 +421,7 @@ static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 				 pkt->psn, pkt->paylen);
 	}
 
-	sroce_count(sdev, SROCE_CNT_RCVD_PKTS);
+	sroce_count_add(sdev, SROCE_CNT_RCVD_PKTS, pkt->span);
 	sroce_count_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
 	return sroce_qp_rcv(sdev, skb);
 }

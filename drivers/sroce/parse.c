@@ -111,32 +111,19 @@ static bool sroce_parse_opcode(u8 op, u8 bth_flags)
 }
 
 /*
- * Check the packet at @nh, @len bytes from its IP header to its ICRC, the
- * UDP header at @l4off, received as IPv6 if @ipv6; fill @pkt. On success
- * the transport headers, payload and pad are pkt->hdr_len + pkt->paylen +
- * pkt->pad bytes from the BTH, which is right behind the UDP header. The
- * ICRC is not looked at: see sroce_parse().
+ * The transport part of a packet: @iblen bytes from the BTH at @bth to the
+ * end of the pad (no ICRC). Checks the opcode and that its headers and pad
+ * fit; fills @pkt, as one packet (span 1). Also what a packet looped back
+ * inside the device passes (net.c), which has no IP layer to check.
  */
-enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
-					 unsigned int l4off, bool ipv6,
-					 struct sroce_pkt *pkt)
+enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
+					struct sroce_pkt *pkt)
 {
-	const struct sroce_bth *bth;
-	const struct udphdr *uh;
-	unsigned int iblen;
+	const struct sroce_bth *bth = (const struct sroce_bth *)ib;
 	u8 op;
 
-	if (!sroce_parse_ip(nh, len, l4off, ipv6))
+	if (iblen < sizeof(*bth))
 		return SROCE_PARSE_DROP;
-	if (len - l4off < SROCE_UDP_HLEN + sizeof(*bth) + SROCE_ICRC_SIZE)
-		return SROCE_PARSE_DROP;
-	uh = (const struct udphdr *)(nh + l4off);
-	if (be16_to_cpu(uh->len) != len - l4off ||
-	    be16_to_cpu(uh->dest) != SROCE_UDP_PORT)
-		return SROCE_PARSE_DROP;
-	bth = (const struct sroce_bth *)(nh + l4off + SROCE_UDP_HLEN);
-	iblen = len - l4off - SROCE_UDP_HLEN - SROCE_ICRC_SIZE;
-
 	op = bth->opcode;
 	if (!sroce_parse_opcode(op, bth->flags))
 		return SROCE_PARSE_DROP;
@@ -154,7 +141,35 @@ enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
 	pkt->psn = be32_to_cpu(bth->apsn) & SROCE_PSN_MASK;
 	pkt->ackreq = !!(be32_to_cpu(bth->apsn) & SROCE_BTH_ACKREQ);
 	pkt->se = !!(bth->flags & SROCE_BTH_SE);
+	pkt->span = 1;
 	return SROCE_PARSE_OK;
+}
+
+/*
+ * Check the packet at @nh, @len bytes from its IP header to its ICRC, the
+ * UDP header at @l4off, received as IPv6 if @ipv6; fill @pkt. On success
+ * the transport headers, payload and pad are pkt->hdr_len + pkt->paylen +
+ * pkt->pad bytes from the BTH, which is right behind the UDP header. The
+ * ICRC is not looked at: see sroce_parse().
+ */
+enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
+					 unsigned int l4off, bool ipv6,
+					 struct sroce_pkt *pkt)
+{
+	const struct udphdr *uh;
+
+	if (!sroce_parse_ip(nh, len, l4off, ipv6))
+		return SROCE_PARSE_DROP;
+	if (len - l4off < SROCE_UDP_HLEN + sizeof(struct sroce_bth) +
+			  SROCE_ICRC_SIZE)
+		return SROCE_PARSE_DROP;
+	uh = (const struct udphdr *)(nh + l4off);
+	if (be16_to_cpu(uh->len) != len - l4off ||
+	    be16_to_cpu(uh->dest) != SROCE_UDP_PORT)
+		return SROCE_PARSE_DROP;
+	return sroce_parse_bth(nh + l4off + SROCE_UDP_HLEN,
+			       len - l4off - SROCE_UDP_HLEN - SROCE_ICRC_SIZE,
+			       pkt);
 }
 
 /* sroce_parse_hdrs(), then the ICRC: what a packet from a wire must pass. */

@@ -26,6 +26,11 @@ struct sroce_pkt {
 	u8	pad;
 	bool	ackreq;
 	bool	se;
+	/*
+	 * PSNs the packet covers: 1 from a wire. A packet looped back
+	 * inside the device may carry several MTUs of a message (net.c).
+	 */
+	u16	span;
 };
 
 /* What sroce_parse() makes of a packet; the caller counts the last two. */
@@ -42,6 +47,8 @@ enum sroce_parse_result {
 __le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
 		  unsigned int iblen);
 
+enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
+					struct sroce_pkt *pkt);
 enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
 					 unsigned int l4off, bool ipv6,
 					 struct sroce_pkt *pkt);

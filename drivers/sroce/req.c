@@ -288,13 +288,39 @@ static u8 sroce_req_opcode(struct sroce_send_wqe *wqe, bool first, bool last)
 	}
 }
 
+/*
+ * The payload of the next packet of a SEND or WRITE: one MTU from
+ * qp->req.offset, or to a QP of this device, several at once: a chunk of
+ * the sender's pages gathered in @f (local.c, *@chunk set).
+ */
+static u32 sroce_req_payload(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			     struct sroce_frags *f, bool *chunk)
+{
+	u32 left = wqe->dma.length - qp->req.offset, n;
+
+	*chunk = false;
+	if (left > qp->mtu && !(wqe->wr.send_flags & IB_SEND_INLINE) &&
+	    sroce_av_local(qp, &qp->av)) {
+		n = sroce_frags_from_sge(qp, f, wqe->dma.sge, wqe->dma.num_sge,
+					 qp->req.offset,
+					 min_t(u32, left, SROCE_LOCAL_CHUNK));
+		if (n > qp->mtu) {
+			*chunk = true;
+			return n;
+		}
+		sroce_frags_release(f);
+	}
+	return min(left, qp->mtu);
+}
+
 /* Build and send one packet of @wqe; returns the PSNs it takes, or <0. */
 static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u32 len = wqe->dma.length, off = qp->req.offset, payload = 0, span = 1;
-	bool first = off == 0, last = true, ackreq;
+	bool first = off == 0, last = true, ackreq, chunk = false;
 	const struct sroce_opcode_info *info;
+	struct sroce_frags frags;
 	u8 op, pad = 0, class;
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
@@ -302,9 +328,10 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	int err;
 
 	if (wqe->mask & (SROCE_F_SEND | SROCE_F_WRITE)) {
-		payload = min(len - off, qp->mtu);
+		payload = sroce_req_payload(qp, wqe, &frags, &chunk);
 		last = off + payload == len;
-		pad = -payload & 3;
+		pad = chunk ? 0 : -payload & 3;
+		span = chunk ? DIV_ROUND_UP(payload, qp->mtu) : 1;
 	} else if (wqe->mask & SROCE_F_READ) {
 		span = max_t(u32, DIV_ROUND_UP(len - off, qp->mtu), 1);
 	}
@@ -312,12 +339,18 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	info = &sroce_opcodes[op];
 	class = qp->ibqp.qp_type == IB_QPT_UC ? SROCE_OP_UC : SROCE_OP_RC;
 
-	skb = sroce_skb_alloc(sdev, &qp->av, info->hdr_len + payload + pad);
-	if (!skb)
+	skb = sroce_skb_alloc(sdev, &qp->av,
+			      info->hdr_len + (chunk ? 0 : payload + pad));
+	if (!skb) {
+		if (chunk)
+			sroce_frags_release(&frags);
 		return -ENOMEM;
+	}
 
+	/* A chunk asks as often as the packets it stands for would. */
 	ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
-		 (last || ++qp->req.noack >= SROCE_ACKREQ_EVERY);
+		 (last || (qp->req.noack += (chunk ? span : 1)) >=
+			  SROCE_ACKREQ_EVERY);
 	if (ackreq)
 		qp->req.noack = 0;
 
@@ -363,7 +396,10 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		p += 4;
 	}
 
-	if (payload) {
+	if (chunk) {
+		sroce_frags_attach(skb, &frags);
+		sroce_pkt(skb)->span = span;
+	} else if (payload) {
 		if (wqe->wr.send_flags & IB_SEND_INLINE)
 			memcpy(p, wqe->dma.inline_data + off, payload);
 		else if (sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge,
@@ -371,8 +407,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 			kfree_skb(skb);
 			return -EFAULT;
 		}
+		memset(p + payload, 0, pad);
 	}
-	memset(p + payload, 0, pad);
 
 	/* -EAGAIN: dropped on the way out (a full qdisc); sent again soon. */
 	err = sroce_xmit(qp, &qp->av, qp->src_port, skb);

@@ -107,6 +107,39 @@ static void sroce_read_stop(struct sroce_qp *qp)
 }
 
 /*
+ * The memory of the next READ response of @res, from @off: one MTU, or to
+ * a QP of this device, several at once, gathered in @f (local.c, *@chunk
+ * set). Returns the bytes, with a reference on their MR in *@mrp (NULL
+ * for none: a zero-length READ), or -EACCES if the key no longer gives
+ * access.
+ */
+static int sroce_read_payload(struct sroce_qp *qp, struct sroce_res *res,
+			      u32 off, struct sroce_frags *f,
+			      struct sroce_mr **mrp, bool *chunk)
+{
+	u32 left = res->end_off - off, n = min(left, qp->mtu);
+	bool local = left > qp->mtu && sroce_av_local(qp, &qp->av);
+	u32 want = local ? min_t(u32, left, SROCE_LOCAL_CHUNK) : n;
+
+	*chunk = false;
+	*mrp = NULL;
+	if (!n)
+		return 0;
+	*mrp = sroce_rkey_get(qp, res->rkey, res->va + off, want,
+			      IB_ACCESS_REMOTE_READ);
+	if (!*mrp)
+		return -EACCES;
+	if (local && sroce_frags_from_mr(qp, f, *mrp, res->va + off,
+					 want) > qp->mtu) {
+		*chunk = true;
+		return f->bytes;
+	}
+	if (local)
+		sroce_frags_release(f);
+	return n;
+}
+
+/*
  * Send the next READ response packet of qp->resp.read. The responder sends
  * one packet per step of its work budget, so a large READ (or a replayed
  * one) never monopolises the CPU and other QPs get their turn. The MR is
@@ -116,26 +149,27 @@ static void sroce_read_stop(struct sroce_qp *qp)
 static void sroce_send_read_pkt(struct sroce_qp *qp)
 {
 	struct sroce_res *res = qp->resp.read;
-	u32 off = res->cur_off, psn = res->cur_psn;
-	u32 n = min(res->end_off - off, qp->mtu);
-	bool last = off + n == res->end_off;
-	struct sroce_mr *mr = NULL;
+	u32 off = res->cur_off, psn = res->cur_psn, span = 1;
+	struct sroce_frags frags;
+	struct sroce_mr *mr;
 	struct sk_buff *skb;
+	bool last, chunk;
+	int n;
 	u8 op, *p;
 
+	n = sroce_read_payload(qp, res, off, &frags, &mr, &chunk);
+	if (n < 0)
+		goto access_err;
+	last = off + n == res->end_off;
 	if (res->cur_first)
 		op = last ? SROCE_OP_READ_RESP_ONLY : SROCE_OP_READ_RESP_FIRST;
 	else
 		op = last ? SROCE_OP_READ_RESP_LAST : SROCE_OP_READ_RESP_MIDDLE;
 
-	if (n) {
-		mr = sroce_rkey_get(qp, res->rkey, res->va + off, n,
-				    IB_ACCESS_REMOTE_READ);
-		if (!mr)
-			goto access_err;
-	}
-	skb = sroce_resp_skb(qp, op, psn, n, &p);
+	skb = sroce_resp_skb(qp, op, psn, chunk ? 0 : n, &p);
 	if (!skb) {
+		if (chunk)
+			sroce_frags_release(&frags);
 		if (mr)
 			sroce_mr_put(mr);
 		sroce_read_stop(qp);	/* the requester times out, asks again */
@@ -146,7 +180,12 @@ static void sroce_send_read_pkt(struct sroce_qp *qp)
 			sroce_aeth(qp, SROCE_AETH_ACK_NOCREDIT);
 		p += sizeof(struct sroce_aeth);
 	}
-	if (mr) {
+	if (chunk) {
+		sroce_frags_attach(skb, &frags);
+		span = DIV_ROUND_UP(n, qp->mtu);
+		sroce_pkt(skb)->span = span;
+		sroce_mr_put(mr);
+	} else if (mr) {
 		int err = sroce_mr_copy(mr, res->va + off, p, n, false);
 
 		sroce_mr_put(mr);
@@ -159,7 +198,7 @@ static void sroce_send_read_pkt(struct sroce_qp *qp)
 	sroce_xmit(qp, &qp->av, qp->src_port, skb);
 	res->cur_first = false;
 	res->cur_off = off + n;
-	res->cur_psn = sroce_psn_add(psn, 1);
+	res->cur_psn = sroce_psn_add(psn, span);
 	if (last)
 		sroce_read_stop(qp);
 	return;
@@ -436,10 +475,15 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 	    !qp->attr.max_dest_rd_atomic)
 		return SROCE_RESP_INV_REQ;
 
-	/* Middles are full MTU; nothing is larger than the MTU. */
-	if (pkt->paylen > mtu ||
+	/*
+	 * Middles are full MTU; nothing is larger than the MTU. A chunk
+	 * (pkt->span MTUs, only from this device) is as the packets it
+	 * stands for: full MTUs but at the end of the message.
+	 */
+	if (pkt->paylen > pkt->span * mtu ||
 	    ((pkt->flags & SROCE_F_PAYLOAD) && !(pkt->flags & SROCE_F_LAST) &&
-	     pkt->paylen != mtu))
+	     pkt->paylen != pkt->span * mtu) ||
+	    (pkt->span > 1 && pkt->paylen <= (pkt->span - 1) * mtu))
 		return SROCE_RESP_INV_REQ;
 
 	if (pkt->flags & SROCE_F_READ) {
@@ -541,8 +585,7 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 					    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
 			if (!mr)
 				return SROCE_RESP_ACCESS;
-			err = sroce_mr_copy(mr, qp->resp.va, sroce_payload(skb),
-					    pkt->paylen, true);
+			err = sroce_payload_to_mr(skb, mr, qp->resp.va);
 			sroce_mr_put(mr);
 			if (err)
 				return SROCE_RESP_ACCESS;
@@ -559,16 +602,15 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 			return SROCE_RESP_INV_REQ;
 		}
 		if (pkt->paylen &&
-		    sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge,
-				   qp->resp.offset, sroce_payload(skb),
-				   pkt->paylen, true)) {
+		    sroce_payload_to_sge(skb, qp, wqe->dma.sge,
+					 wqe->dma.num_sge, qp->resp.offset)) {
 			sroce_resp_complete(qp, NULL, IB_WC_LOC_PROT_ERR);
 			return SROCE_RESP_OP_ERR;
 		}
 		qp->resp.offset += pkt->paylen;
 	}
 
-	qp->resp.psn = sroce_psn_add(pkt->psn, 1);
+	qp->resp.psn = sroce_psn_add(pkt->psn, pkt->span);
 	qp->resp.prev_flags = (pkt->flags & SROCE_F_LAST) ? 0 : pkt->flags;
 	if (pkt->flags & SROCE_F_LAST) {
 		qp->resp.msn++;
@@ -587,12 +629,14 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 	 * requester that leaves its retransmission timer running once all
 	 * is acknowledged (rdma_rxe does) would otherwise time out early on
 	 * a message that starts late in that timer's period and resend it.
-	 * The early ACK re-arms such a timer; it costs one ACK per message.
+	 * The early ACK re-arms such a timer; it costs one ACK per message
+	 * (not for a chunk: only sroce sends those).
 	 */
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
 	    (pkt->ackreq ||
-	     (pkt->flags & SROCE_F_ONLY) == SROCE_F_FIRST))
-		sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT, pkt->psn);
+	     ((pkt->flags & SROCE_F_ONLY) == SROCE_F_FIRST && pkt->span == 1)))
+		sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT,
+			       sroce_psn_add(pkt->psn, pkt->span - 1));
 	return SROCE_RESP_OK;
 }
 

@@ -426,6 +426,33 @@ struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 int sroce_wq_init(void);
 void sroce_wq_exit(void);
 
+/*
+ * local.c: chunks between QPs of one device, whose payload is pages of
+ * registered memory (each referenced) gathered into struct sroce_frags.
+ */
+#define SROCE_LOCAL_CHUNK	(64 * 1024)	/* payload bytes at most */
+struct sroce_frags {
+	u32	n;
+	u32	bytes;
+	struct {
+		struct page	*page;
+		u32		off;
+		u32		len;
+	} v[MAX_SKB_FRAGS];
+};
+
+bool sroce_av_local(struct sroce_qp *qp, const struct sroce_av *av);
+u32 sroce_frags_from_sge(struct sroce_qp *qp, struct sroce_frags *f,
+			 const struct sroce_sge *sge, u32 num_sge, u32 offset,
+			 u32 want);
+u32 sroce_frags_from_mr(struct sroce_qp *qp, struct sroce_frags *f,
+			struct sroce_mr *mr, u64 iova, u32 want);
+void sroce_frags_attach(struct sk_buff *skb, struct sroce_frags *f);
+void sroce_frags_release(struct sroce_frags *f);
+int sroce_payload_to_mr(struct sk_buff *skb, struct sroce_mr *mr, u64 iova);
+int sroce_payload_to_sge(struct sk_buff *skb, struct sroce_qp *qp,
+			 const struct sroce_sge *sge, u32 num_sge, u32 offset);
+
 /* copy.c: payload bytes */
 void sroce_copy(void *dst, const void *src, size_t n);
 void sroce_copy_init(void);
@@ -437,6 +464,7 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 				u32 len, int access);
+bool sroce_mr_covers(struct sroce_mr *mr, u64 va, u32 len);
 enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 				const struct sroce_send_wqe *wqe);
 int sroce_invalidate(struct sroce_qp *qp, u32 key, bool remote);

@@ -26,10 +26,11 @@ set style line 6 lc rgb "#2ca02c" lw 2 pt 8 ps 1.2 dt 2
 
 set multiplot layout 1,2 title title.(strlen(rate) > 0 ? "\n".rate : "") font "sans,12"
 
-set title "bandwidth (BW average; higher is better)"
+set title "bandwidth (BW average; higher is better; log scale)"
 set xlabel "message size"
 set ylabel "MB/s"
-set yrange [0:*]
+set logscale y 10
+set yrange [*:*]
 set xrange [2048:2097152]
 set xtics ("4 KiB" 4096, "16 KiB" 16384, "64 KiB" 65536, "256 KiB" 262144, "1 MiB" 1048576)
 plot data index 0 using 1:2 with linespoints ls 1 title "ib_write_bw sroce", \
@@ -40,6 +41,8 @@ plot data index 0 using 1:2 with linespoints ls 1 title "ib_write_bw sroce", \
      ''   index 0 using 1:7 with linespoints ls 6 title "ib_read_bw rxe"
 
 set title "latency (t_typical; lower is better)"
+unset logscale y
+set yrange [0:*]
 set ylabel "usec"
 set xrange [1:8192]
 set xtics ("2 B" 2, "16 B" 16, "128 B" 128, "1 KiB" 1024, "4 KiB" 4096)

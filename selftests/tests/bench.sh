@@ -25,6 +25,9 @@ drv=$(sed -n 's/.*sroce_bench\.driver=\([a-z]*\).*/\1/p' /proc/cmdline)
 # sroce_bench.rows=NAME,...: only those rows (make bench ROWS=...)
 rows=$(sed -n 's/.*sroce_bench\.rows=\([^ ]*\).*/\1/p' /proc/cmdline)
 topo=$(sed -n 's/.*sroce_bench\.topo=\([a-z]*\).*/\1/p' /proc/cmdline)
+# sroce_bench.profile=NAME,...: a kernel profile of those rows (make bench
+# PROFILE=...): perf samples every CPU while the row's client runs
+prof=$(sed -n 's/.*sroce_bench\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 case $drv in
 sroce) sroce_load ;;
 rxe) modprobe rdma_rxe || fail "modprobe rdma_rxe" ;;
@@ -120,6 +123,38 @@ field() {
 	awk -v c="$2" '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $c; exit }' <<<"$1"
 }
 
+# prof_start ROW / prof_stop ROW: "perf record" of every CPU (cpu-clock,
+# the only event under TCG, with call chains) around ROW's client, if
+# sroce_bench.profile names it; prof_stop prints the profile as "PROF ROW"
+# lines: the share of each DSO (the kernel, sroce.ko or rdma_rxe.ko, user
+# space), then the symbols above 0.5 % (self), then the symbols above 2 %
+# with what they call (children, self): where each function's time goes.
+prof_start() {
+	[[ -n $prof && ,$prof, == *,$1,* ]] || return 0
+	command -v perf >/dev/null || { echo "PROF $1 no perf in the image"; return 0; }
+	perf record -q -a -g -F 999 -e cpu-clock -o "/tmp/perf-$1.data" \
+		>"/tmp/perf-$1.log" 2>&1 &
+	PROF_PID=$!
+	sleep 1	# perf is sampling before the client starts
+}
+prof_stop() {
+	local f=/tmp/perf-$1.data
+	[[ -n ${PROF_PID:-} ]] || return 0
+	kill -INT "$PROF_PID"
+	wait "$PROF_PID" || true
+	PROF_PID=
+	[[ -s $f ]] || { sed "s/^/PROF $1 perf: /" "/tmp/perf-$1.log"; return 0; }
+	{
+		perf report -i "$f" --stdio --no-children -g none --sort dso \
+			--percent-limit 1
+		perf report -i "$f" --stdio --no-children -g none --sort dso,sym \
+			--percent-limit 0.5
+		perf report -i "$f" --stdio --children -g none --sort sym \
+			--percent-limit 2
+	} 2>/dev/null | grep -v '^#' | grep -v '^$' | head -300 | sed "s/^/PROF $1 /"
+	rm -f "$f"
+}
+
 # bench ROW UNIT COLUMN TOOL ARGS...: one perftest run, server and client.
 # Bandwidth tools: BW average is column 4, MsgRate[Mpps] column 5;
 # latency tools: t_typical is column 5.
@@ -131,10 +166,12 @@ bench() {
 	x0=$(ctxt)
 	bg_run srv in_ns "$SNS" timeout 300 "$tool" -F -d "$SDEV" -x "$SG" "$@"
 	wait_tcp_listen "$SNS" 18515
+	prof_start "$name"
 	t0=${EPOCHREALTIME/./}
 	cli=$(in_ns "$CNS" timeout 300 "$tool" -F -d "$CDEV" -x "$CG" "$@" 192.0.2.1 2>&1) ||
 		{ echo "$cli"; fail "$tool $* failed"; }
 	t1=${EPOCHREALTIME/./}
+	prof_stop "$name"
 	bg_wait srv 60 || { bg_log srv; fail "$tool $* server failed"; }
 	x1=$(ctxt)
 	c1=$(counters)
