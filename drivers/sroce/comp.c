@@ -15,10 +15,28 @@ static const u32 sroce_rnr_usecs[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
+/*
+ * The local ACK timer runs to a deadline (comp.deadline, while
+ * comp.armed) that the data path moves without touching the timer: a
+ * response only pushes the deadline out, and the end of all outstanding
+ * packets only disarms it. So a QP trading small messages costs no timer
+ * operation per message. Fired early (the deadline moved), the timer
+ * waits for the rest; disarmed, it does nothing.
+ */
 static void sroce_retrans_timeout(struct timer_list *t)
 {
 	struct sroce_qp *qp = timer_container_of(qp, t, comp.retrans_timer);
+	unsigned long deadline = READ_ONCE(qp->comp.deadline);
 
+	if (!READ_ONCE(qp->comp.armed))
+		return;
+	if (time_before(jiffies, deadline)) {
+		if (!READ_ONCE(qp->dying))
+			mod_timer(&qp->comp.retrans_timer, deadline);
+		return;
+	}
+	/* Run out: the completer decides, and arms it again if need be. */
+	WRITE_ONCE(qp->comp.armed, false);
 	WRITE_ONCE(qp->comp.timed_out, true);
 	sroce_qp_sched(qp);
 }
@@ -67,13 +85,24 @@ static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
 		   msecs_to_jiffies(READ_ONCE(min_ack_timeout_ms)));
 }
 
-/* Start the ACK timer if packets are outstanding and it is not running. */
+/* The timeout runs out @t jiffies from now; the timer is started if idle. */
+static void sroce_comp_deadline(struct sroce_qp *qp, unsigned long t)
+{
+	unsigned long deadline = jiffies + t;
+
+	WRITE_ONCE(qp->comp.deadline, deadline);
+	WRITE_ONCE(qp->comp.armed, true);
+	if (!timer_pending(&qp->comp.retrans_timer) && !READ_ONCE(qp->dying))
+		mod_timer(&qp->comp.retrans_timer, deadline);
+}
+
+/* Packets are outstanding: start the timeout unless it is running. */
 void sroce_comp_arm(struct sroce_qp *qp)
 {
 	unsigned long t = sroce_ack_timeout(qp);
 
-	if (t && !timer_pending(&qp->comp.retrans_timer) && !qp->dying)
-		mod_timer(&qp->comp.retrans_timer, jiffies + t);
+	if (t && !READ_ONCE(qp->comp.armed))
+		sroce_comp_deadline(qp, t);
 }
 
 /*
@@ -84,19 +113,19 @@ void sroce_comp_restart(struct sroce_qp *qp)
 {
 	unsigned long t = sroce_ack_timeout(qp);
 
-	if (t && !qp->dying)
-		mod_timer(&qp->comp.retrans_timer, jiffies + t);
+	if (t)
+		sroce_comp_deadline(qp, t);
 }
 
-/* A response came: restart the timer, or stop it when all is acked. */
+/* A response came: the timeout starts again, or stops when all is acked. */
 static void sroce_comp_rearm(struct sroce_qp *qp)
 {
 	unsigned long t = sroce_ack_timeout(qp);
 
 	if (qp->comp.psn == qp->req.psn_max || !t)
-		timer_delete(&qp->comp.retrans_timer);
-	else if (!qp->dying)
-		mod_timer(&qp->comp.retrans_timer, jiffies + t);
+		WRITE_ONCE(qp->comp.armed, false);
+	else
+		sroce_comp_deadline(qp, t);
 }
 
 static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
@@ -477,6 +506,7 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 
 	progress |= sroce_comp_done(qp, false, 0);
 	while (*budget > 0 && qp->state != IB_QPS_ERR &&
+	       !skb_queue_empty_lockless(&qp->resp_pkts) &&
 	       (skb = skb_dequeue(&qp->resp_pkts))) {
 		struct sroce_pkt *pkt = sroce_pkt(skb);
 
@@ -495,7 +525,7 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 			sroce_comp_data(qp, skb, psn);
 		else if (pkt->flags & SROCE_F_AETH)
 			sroce_comp_aeth(qp, skb, psn);
-		kfree_skb(skb);
+		sroce_skb_done(qp, skb);
 		/*
 		 * Any response to what was sent shows a responder at work,
 		 * even one that acknowledges nothing new: a responder reads a

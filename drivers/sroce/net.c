@@ -42,27 +42,68 @@ static bool sroce_av_ipv6(const struct sroce_av *av)
 }
 
 /*
- * A packet of @iblen bytes of transport (BTH to pad), with room behind for
- * the ICRC that sroce_xmit() adds if it goes to a wire; skb->data points
- * at where the BTH goes.
+ * @qp's spare packet, if it has room for @size bytes, made empty again:
+ * as alloc_skb() left it, but for the fields every packet sroce builds
+ * sets anyway (headers, device, protocol, packet type).
  */
-struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
-				const struct sroce_av *av, unsigned int iblen)
+static struct sk_buff *sroce_skb_reuse(struct sroce_qp *qp, unsigned int size)
 {
-	unsigned int room = LL_RESERVED_SPACE(sdev->ndev) +
-			    sizeof(struct udphdr) +
+	struct sk_buff *skb = qp->spare;
+
+	if (!skb || skb_end_offset(skb) < size)
+		return NULL;
+	qp->spare = NULL;
+	skb->data = skb->head;
+	skb_reset_tail_pointer(skb);
+	skb->len = 0;
+	memset(skb->cb, 0, sizeof(skb->cb));
+	return skb;
+}
+
+/*
+ * A packet of @iblen bytes of transport (BTH to pad) that @qp builds, with
+ * room behind for the ICRC that sroce_xmit() adds if it goes to a wire;
+ * skb->data points at where the BTH goes.
+ */
+struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
+				unsigned int iblen)
+{
+	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
+	unsigned int room = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
 			    (sroce_av_ipv6(av) ? sizeof(struct ipv6hdr) :
 						 sizeof(struct iphdr));
+	unsigned int size = room + iblen + SROCE_ICRC_SIZE;
 	struct sk_buff *skb;
 
+	skb = sroce_skb_reuse(qp, size);
 	/* The run token lets a run be in softirq (qp.c). */
-	skb = alloc_skb(room + iblen + SROCE_ICRC_SIZE,
-			(in_softirq() ? GFP_ATOMIC : GFP_KERNEL) | __GFP_NOWARN);
+	if (!skb)
+		skb = alloc_skb(size, (in_softirq() ? GFP_ATOMIC : GFP_KERNEL) |
+				      __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, room);
 	skb_put(skb, iblen);
 	return skb;
+}
+
+/*
+ * @qp's run is done with a packet it took. One that came through this
+ * device's loopback whole (linear, not cloned: not multicast), which
+ * nothing but sroce ever held, is kept as @qp's spare instead of freed:
+ * a QP answering a request then builds its ACK in the request's buffer,
+ * and two QPs of one device trading messages allocate and zero no packet
+ * memory for them (with init_on_alloc, a memset of every buffer).
+ */
+void sroce_skb_done(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	if (sroce_pkt(skb)->local && !qp->spare && !skb_is_nonlinear(skb) &&
+	    !skb_cloned(skb) && refcount_read(&skb->users) == 1 &&
+	    !skb->destructor && !skb->sk && !skb_dst(skb)) {
+		qp->spare = skb;
+		return;
+	}
+	consume_skb(skb);
 }
 
 /*
@@ -179,6 +220,7 @@ static void sroce_loop_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	local_bh_disable();
 	if (sroce_parse_bth(skb->data, skb->len, pkt) == SROCE_PARSE_OK) {
 		pkt->span = span;
+		pkt->local = true;
 		dst = sroce_rcv_checked(sdev, skb);
 	} else {
 		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);

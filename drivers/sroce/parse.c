@@ -61,9 +61,9 @@ __le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
 	memcpy(&bth, ib, sizeof(bth));
 	bth.qpn |= cpu_to_be32(0xff000000);
 
-	crc = crc32_le(SROCE_ICRC_SEED, hdr, iplen + SROCE_UDP_HLEN);
-	crc = crc32_le(crc, (u8 *)&bth, sizeof(bth));
-	crc = crc32_le(crc, ib + sizeof(bth), iblen - sizeof(bth));
+	crc = sroce_crc32(SROCE_ICRC_SEED, hdr, iplen + SROCE_UDP_HLEN);
+	crc = sroce_crc32(crc, (u8 *)&bth, sizeof(bth));
+	crc = sroce_crc32(crc, ib + sizeof(bth), iblen - sizeof(bth));
 	return cpu_to_le32(~crc);
 }
 
@@ -142,6 +142,7 @@ enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
 	pkt->ackreq = !!(be32_to_cpu(bth->apsn) & SROCE_BTH_ACKREQ);
 	pkt->se = !!(bth->flags & SROCE_BTH_SE);
 	pkt->span = 1;
+	pkt->local = false;
 	return SROCE_PARSE_OK;
 }
 

@@ -31,6 +31,7 @@ struct sroce_pkt {
 	 * inside the device may carry several MTUs of a message (net.c).
 	 */
 	u16	span;
+	bool	local;		/* looped back inside the device (net.c) */
 };
 
 /* What sroce_parse() makes of a packet; the caller counts the last two. */
@@ -46,6 +47,12 @@ enum sroce_parse_result {
 
 __le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
 		  unsigned int iblen);
+#ifdef __KERNEL__
+/* crc32_le(), or what crc.c found faster on this machine */
+u32 sroce_crc32(u32 crc, const void *p, size_t len);
+#else
+#define sroce_crc32(crc, p, len)	crc32_le(crc, (const unsigned char *)(p), len)
+#endif
 
 enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
 					struct sroce_pkt *pkt);

@@ -825,6 +825,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	skb_queue_purge(&qp->req_pkts);
 	skb_queue_purge(&qp->resp_pkts);
+	kfree_skb(qp->spare);
 	sroce_qp_free_state(qp);
 	sroce_queue_cleanup(&qp->sq);
 	sroce_queue_cleanup(&qp->rq);

@@ -247,6 +247,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.timed_out = false;
+	WRITE_ONCE(qp->comp.armed, false);
 	qp->comp.rnr_wait = false;
 	qp->comp.gap_valid = false;
 }
@@ -316,7 +317,6 @@ static u32 sroce_req_payload(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 /* Build and send one packet of @wqe; returns the PSNs it takes, or <0. */
 static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u32 len = wqe->dma.length, off = qp->req.offset, payload = 0, span = 1;
 	bool first = off == 0, last = true, ackreq, chunk = false;
 	const struct sroce_opcode_info *info;
@@ -339,7 +339,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	info = &sroce_opcodes[op];
 	class = qp->ibqp.qp_type == IB_QPT_UC ? SROCE_OP_UC : SROCE_OP_RC;
 
-	skb = sroce_skb_alloc(sdev, &qp->av,
+	skb = sroce_skb_alloc(qp, &qp->av,
 			      info->hdr_len + (chunk ? 0 : payload + pad));
 	if (!skb) {
 		if (chunk)
@@ -470,7 +470,7 @@ static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
 	if (len > mtu)
 		return IB_WC_SUCCESS;
 
-	skb = sroce_skb_alloc(sdev, &av, sroce_opcodes[op].hdr_len +
+	skb = sroce_skb_alloc(qp, &av, sroce_opcodes[op].hdr_len +
 			      sizeof(*deth) + len + pad);
 	if (!skb)
 		return IB_WC_LOC_QP_OP_ERR;

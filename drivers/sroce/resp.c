@@ -46,12 +46,11 @@ static struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 op, u32 psn,
 				      u32 payload, u8 **p)
 {
 	const struct sroce_opcode_info *info = &sroce_opcodes[op];
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u8 pad = -payload & 3;
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
 
-	skb = sroce_skb_alloc(sdev, &qp->av, info->hdr_len + payload + pad);
+	skb = sroce_skb_alloc(qp, &qp->av, info->hdr_len + payload + pad);
 	if (!skb)
 		return NULL;
 	bth = (struct sroce_bth *)skb->data;
@@ -826,11 +825,14 @@ bool sroce_responder(struct sroce_qp *qp, int *budget)
 		if (qp->resp.read) {
 			sroce_send_read_pkt(qp);
 		} else {
+			/* Not even the queue's lock when it is empty. */
+			if (skb_queue_empty_lockless(&qp->req_pkts))
+				break;
 			skb = skb_dequeue(&qp->req_pkts);
 			if (!skb)
 				break;
 			sroce_resp_one(qp, skb);
-			kfree_skb(skb);
+			sroce_skb_done(qp, skb);
 		}
 		(*budget)--;
 		progress = true;

@@ -201,6 +201,11 @@ struct sroce_qp {
 	struct completion	released;
 	struct work_struct	work;
 	bool			dying;
+	/*
+	 * A packet our run took from this device's loopback and is done
+	 * with, kept for the next one it builds (net.c, sroce_skb_done()).
+	 */
+	struct sk_buff		*spare;
 	struct sk_buff_head	req_pkts;	/* requests for our responder */
 	struct sk_buff_head	resp_pkts;	/* responses for our completer */
 
@@ -238,6 +243,8 @@ struct sroce_qp {
 		u8	retry_left;
 		u8	rnr_left;
 		bool	timed_out;
+		bool	armed;		/* the ACK timeout runs, to deadline */
+		unsigned long deadline;
 		bool	rnr_wait;
 		bool	gap_valid;	/* a retry for gap_psn is under way */
 		u32	gap_psn;
@@ -383,8 +390,9 @@ int sroce_dev_register(struct sroce_dev *sdev, const char *name);
 void sroce_port_update(struct sroce_dev *sdev, bool notify);
 
 /* net.c: packets */
-struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
-				const struct sroce_av *av, unsigned int iblen);
+struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
+				unsigned int iblen);
+void sroce_skb_done(struct sroce_qp *qp, struct sk_buff *skb);
 int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 	       struct sk_buff *skb);
 
@@ -456,6 +464,9 @@ int sroce_payload_to_sge(struct sk_buff *skb, struct sroce_qp *qp,
 /* copy.c: payload bytes */
 void sroce_copy(void *dst, const void *src, size_t n);
 void sroce_copy_init(void);
+
+/* crc.c: the ICRC's CRC-32 (sroce_crc32() is in parse.h) */
+void sroce_crc_init(void);
 
 /* mr.c: data movement */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,

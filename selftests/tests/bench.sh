@@ -62,6 +62,9 @@ wait_for 10 "IPv4 GIDs" eval "gid_index $SDEV 192.0.2.1 && gid_index $CDEV $CIP"
 SG=$(gid_index "$SDEV" 192.0.2.1)
 CG=$(gid_index "$CDEV" "$CIP")
 echo "bench: driver $drv, kernel $(uname -r), topology ${topo:-loop}, server $SDEV (GID $SG), client $CDEV (GID $CG)"
+echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+# what sroce picked at load for the per-byte work (copy.c, crc.c)
+dmesg | grep -E 'sroce: (payload copy|ICRC):' | sed 's/^[^]]*] /bench: /' || true
 
 # in_ns NS CMD...: CMD in namespace NS ("": here)
 in_ns() {
@@ -75,6 +78,14 @@ in_ns() {
 }
 
 ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
+
+# Server and client each on a CPU of their own (with two or more): both
+# spin on their completion queues, and when the scheduler put both on one
+# vCPU, a latency row read twice as long for either driver.
+PIN_SRV="" PIN_CLI=""
+if (($(nproc) >= 2)); then
+	PIN_SRV="taskset -c 1" PIN_CLI="taskset -c 0"
+fi
 
 # counters: "NAME=VALUE ..." for BENCH_COUNTERS, summed over DEVS, VALUE
 # "-" where missing
@@ -164,11 +175,11 @@ bench() {
 	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
 	c0=$(counters)
 	x0=$(ctxt)
-	bg_run srv in_ns "$SNS" timeout 300 "$tool" -F -d "$SDEV" -x "$SG" "$@"
+	bg_run srv in_ns "$SNS" $PIN_SRV timeout 300 "$tool" -F -d "$SDEV" -x "$SG" "$@"
 	wait_tcp_listen "$SNS" 18515
 	prof_start "$name"
 	t0=${EPOCHREALTIME/./}
-	cli=$(in_ns "$CNS" timeout 300 "$tool" -F -d "$CDEV" -x "$CG" "$@" 192.0.2.1 2>&1) ||
+	cli=$(in_ns "$CNS" $PIN_CLI timeout 300 "$tool" -F -d "$CDEV" -x "$CG" "$@" 192.0.2.1 2>&1) ||
 		{ echo "$cli"; fail "$tool $* failed"; }
 	t1=${EPOCHREALTIME/./}
 	prof_stop "$name"
