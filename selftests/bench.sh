@@ -95,7 +95,7 @@ boot() {
 	else
 		selftests/vm2.sh --kernel "$VMLINUZ" \
 			--initrd "$build/initramfs-bench.cpio.gz" --a "$drv" --b "$drv" \
-			--tests 2host/bench --no-capture --timeout 2400 \
+			--tests 2host/bench --no-capture --link unix --timeout 2400 \
 			--append "$BENCH_CLOCK sroce_bench.vm2=1${ROWS:+ sroce_bench.rows=$ROWS}" \
 			--log "$log" >"$log.out" 2>&1 ||
 			return 1

@@ -11,7 +11,7 @@
 #               [--tests GLOB[,GLOB...] (2host/*)] [--timeout TOTAL_S (5400)]
 #               [--test-timeout PER_TEST_S (2400)] [--mem MB (1024)]
 #               [--smp N (1)] [--append "KERNEL PARAMS"] [--log DIR (build/vm2)]
-#               [--pcap-full] [--no-capture] [--link stream|dgram (stream)]
+#               [--pcap-full] [--no-capture] [--link stream|unix|dgram (stream)]
 #
 # Never load sroce and rdma_rxe in one kernel (rxe oopses on sroce's device,
 # they share the driver id): each VM loads only its own.
@@ -72,7 +72,7 @@ die() { echo "vm2.sh: $*" >&2; exit 2; }
 [[ -f $KERNEL ]] || die "--kernel: no such file: '$KERNEL'"
 [[ -f $INITRD ]] || die "--initrd: no such file: '$INITRD'"
 [[ $DRV_A =~ ^(sroce|rxe)$ && $DRV_B =~ ^(sroce|rxe)$ ]] || die "--a/--b must be sroce or rxe"
-[[ $LINK =~ ^(stream|dgram)$ ]] || die "--link must be stream or dgram"
+[[ $LINK =~ ^(stream|unix|dgram)$ ]] || die "--link must be stream, unix or dgram"
 [[ $MTU =~ ^[0-9]+$ ]] && ((MTU >= 1280 && MTU <= 9000)) || die "--mtu must be 1280..9000"
 [[ $TESTS =~ ^[^[:space:]\"]+$ ]] || die "--tests must not contain spaces or quotes"
 [[ $TOTAL =~ ^[0-9]+$ && $TEST_TIMEOUT =~ ^[0-9]+$ ]] || die "timeouts must be numbers"
@@ -80,13 +80,19 @@ die() { echo "vm2.sh: $*" >&2; exit 2; }
 command -v "$QEMU" >/dev/null || die "$QEMU not found"
 
 mkdir -p "$LOGDIR"/{a,b}
-rm -f "$LOGDIR"/{a,b}/{console.log,results.tap,qemu.log} "$LOGDIR"/{a,b,seg}.pcap "$LOGDIR/roce.txt"
+rm -f "$LOGDIR"/{a,b}/{console.log,results.tap,qemu.log} "$LOGDIR"/{a,b,seg}.pcap "$LOGDIR/roce.txt" "$LOGDIR/seg.sock"
 
 # The segment, --link:
 # stream (default): QEMU's "stream" netdev, one TCP connection on 127.0.0.1,
 #   A listening. TCP pushes back: a VM that reads slowly stalls its peer's
 #   transmit queue, as a lossless (PFC) fabric would, instead of losing
 #   frames. A must listen before B starts (bounded wait).
+# unix: the same over a Unix socket. TCP on loopback holds a small frame
+#   back until the one before it is acknowledged (Nagle; QEMU does not set
+#   TCP_NODELAY), and the peer delays that ACK: a frame that follows a
+#   small one waits about 20 ms, so over "stream" every ping-pong's
+#   latency reads about 22 ms whatever the driver. A Unix socket has no
+#   such wait. (make bench TOPO=vm2 uses it.)
 # dgram: each VM sends its frames as UDP datagrams to the other's socket; no
 #   start order, but lossy: a VM that falls behind overflows its socket's
 #   receive buffer (212 KB by default, about 90 frames; the host counts them
@@ -139,6 +145,8 @@ qemu_cmd() {
 	((CAPTURE)) && QCMD+=(-object "filter-dump,id=dump,netdev=seg,file=$LOGDIR/$role.pcap,maxlen=$SNAPLEN")
 	if [[ $LINK == dgram ]]; then
 		QCMD+=(-netdev "dgram,id=seg,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport")
+	elif [[ $LINK == unix ]]; then
+		QCMD+=(-netdev "stream,id=seg,server=$([[ $role == a ]] && echo on || echo off),addr.type=unix,addr.path=$LOGDIR/seg.sock")
 	elif [[ $role == a ]]; then
 		QCMD+=(-netdev "stream,id=seg,server=on,addr.type=inet,addr.host=127.0.0.1,addr.port=$lport")
 	else
@@ -172,6 +180,13 @@ if [[ $LINK == stream ]]; then
 		sleep 0.1
 	done
 	((i < 100)) && kill -0 "$QA" 2>/dev/null || die "VM a does not listen on 127.0.0.1:$PORT_A"
+elif [[ $LINK == unix ]]; then
+	for ((i = 0; i < 100; i++)); do
+		ss -Hlx src "$LOGDIR/seg.sock" 2>/dev/null | grep -q . && break
+		kill -0 "$QA" 2>/dev/null || break
+		sleep 0.1
+	done
+	((i < 100)) && kill -0 "$QA" 2>/dev/null || die "VM a does not listen on $LOGDIR/seg.sock"
 fi
 qemu_cmd b "$DRV_B" "$DRV_A" "$PORT_B" "$PORT_A" 52:54:00:00:02:0b
 : >"$LOGDIR/b/results.tap"

@@ -400,8 +400,25 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	}
 }
 
-/* A read response or atomic ACK for the WQE at the head. */
-static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
+/*
+ * A response is missing: ask again from the gap, once; what came after it
+ * is dropped until the answer comes, what was held too.
+ */
+static void sroce_comp_gap(struct sroce_qp *qp)
+{
+	sroce_hold_purge(&qp->resp_held);
+	if (!qp->comp.gap_valid || qp->comp.gap_psn != qp->comp.psn) {
+		qp->comp.gap_valid = true;
+		qp->comp.gap_psn = qp->comp.psn;
+		sroce_comp_retry(qp, false);
+	}
+}
+
+/*
+ * A read response or atomic ACK for the WQE at the head; true if @skb was
+ * kept (held: ahead of its turn, hold.c).
+ */
+static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	struct sroce_send_wqe *wqe;
@@ -418,18 +435,17 @@ static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	if (!wqe || wqe->state != SROCE_WQE_SENT ||
 	    sroce_psn_cmp(psn, wqe->first_psn) < 0 ||
 	    sroce_psn_cmp(psn, wqe->last_psn) > 0)
-		return;	/* stale or unexpected: ignore */
+		return false;	/* stale or unexpected: ignore */
+	/* Placed already: a replay from a gap sends again what came after. */
+	if (sroce_psn_cmp(psn, qp->comp.psn) < 0)
+		return false;
 	if (psn != qp->comp.psn) {
-		/*
-		 * A response is missing: ask again from the gap, once; the
-		 * rest of this burst is dropped until the answer comes.
-		 */
-		if (!qp->comp.gap_valid || qp->comp.gap_psn != qp->comp.psn) {
-			qp->comp.gap_valid = true;
-			qp->comp.gap_psn = qp->comp.psn;
-			sroce_comp_retry(qp, false);
-		}
-		return;
+		/* Ahead of the one expected: reordered on the way, perhaps. */
+		if (!qp->comp.gap_valid &&
+		    sroce_hold(qp, &qp->resp_held, skb, qp->comp.psn))
+			return true;
+		sroce_comp_gap(qp);
+		return false;
 	}
 
 	if (pkt->flags & SROCE_F_ATOMIC) {
@@ -438,18 +454,18 @@ static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		u64 orig = be64_to_cpu(ack->orig);
 
 		if (!(wqe->mask & SROCE_F_ATOMIC))
-			return;
+			return false;
 		if (sroce_sge_copy(qp, wqe->dma.sge, 1, 0, &orig, 8, true)) {
 			sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
-			return;
+			return false;
 		}
 		sroce_comp_ack_to(qp, psn);
 		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
-		return;
+		return false;
 	}
 
 	if (!(wqe->mask & SROCE_F_READ))
-		return;
+		return false;
 	off = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;
 	last = sroce_psn_add(psn, pkt->span - 1);
 	/*
@@ -465,17 +481,18 @@ static void sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	    ((pkt->flags & SROCE_F_LAST) &&
 	     (last != wqe->last_psn || off + pkt->paylen != wqe->dma.length))) {
 		sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);
-		return;
+		return false;
 	}
 	if (pkt->paylen &&
 	    sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
 				 off)) {
 		sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
-		return;
+		return false;
 	}
 	sroce_comp_ack_to(qp, last);
 	if (pkt->flags & SROCE_F_LAST)
 		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
+	return false;
 }
 
 /*
@@ -492,6 +509,17 @@ static bool sroce_comp_is_nak(struct sroce_pkt *pkt, struct sk_buff *skb)
 	       SROCE_AETH_ACK;
 }
 
+/* The next response: a held one whose turn has come, then the queue's. */
+static struct sk_buff *sroce_comp_next(struct sroce_qp *qp)
+{
+	struct sk_buff *skb = sroce_hold_next(&qp->resp_held, qp->comp.psn);
+
+	/* Not even the queue's lock when it is empty. */
+	if (!skb && !skb_queue_empty_lockless(&qp->resp_pkts))
+		skb = skb_dequeue(&qp->resp_pkts);
+	return skb;
+}
+
 bool sroce_completer(struct sroce_qp *qp, int *budget)
 {
 	bool progress = false, responded = false;
@@ -505,10 +533,12 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 		return false;
 
 	progress |= sroce_comp_done(qp, false, 0);
+	if (sroce_hold_expired(qp, &qp->resp_held))
+		sroce_comp_gap(qp);
 	while (*budget > 0 && qp->state != IB_QPS_ERR &&
-	       !skb_queue_empty_lockless(&qp->resp_pkts) &&
-	       (skb = skb_dequeue(&qp->resp_pkts))) {
+	       (skb = sroce_comp_next(qp))) {
 		struct sroce_pkt *pkt = sroce_pkt(skb);
+		bool kept = false;
 
 		(*budget)--;
 		progress = true;
@@ -522,10 +552,11 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 		if (sroce_comp_is_nak(pkt, skb))
 			sroce_comp_aeth(qp, skb, psn);
 		else if (pkt->flags & (SROCE_F_READ | SROCE_F_ATOMIC))
-			sroce_comp_data(qp, skb, psn);
+			kept = sroce_comp_data(qp, skb, psn);
 		else if (pkt->flags & SROCE_F_AETH)
 			sroce_comp_aeth(qp, skb, psn);
-		sroce_skb_done(qp, skb);
+		if (!kept)
+			sroce_skb_done(qp, skb);
 		/*
 		 * Any response to what was sent shows a responder at work,
 		 * even one that acknowledges nothing new: a responder reads a

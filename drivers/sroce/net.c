@@ -399,14 +399,22 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 	} else {
 		/*
-		 * skb->data is at the UDP header. The QP's worker takes the
-		 * packet: running the QP here, in softirq, was measured and
-		 * lost bandwidth and ordering over a veth (design.md, Data
-		 * path) until it can tell a NIC's packets from our own.
+		 * skb->data is at the UDP header. On a NIC (a netdev with a
+		 * parent device: PCI, virtio...) the QP runs right here, in
+		 * the receive softirq (or its run under way looks again), as
+		 * rdma_rxe did until 6.11: no hand-off. On a virtual link (a
+		 * veth between namespaces of one host), which delivers our
+		 * own packets in the sender's softirq, the QP's worker takes
+		 * it: the two ends then run on two CPUs, not one after the
+		 * other on the sender's, and what a run sends is delivered
+		 * at once, not left in a backlog behind it (design.md).
 		 */
 		qp = sroce_rcv(sdev, skb);
 		if (qp) {
-			sroce_qp_sched(qp);
+			if (sdev->ndev->dev.parent)
+				sroce_qp_run_here(qp);
+			else
+				sroce_qp_sched(qp);
 			sroce_qp_put(qp);
 		}
 	}

@@ -103,7 +103,12 @@ bool sroce_qp_is_ud(struct sroce_qp *qp)
 
 int sroce_wq_init(void)
 {
-	/* Unbound: the two ends of a connection run on different CPUs. */
+	/*
+	 * Unbound: the two ends of a connection on one host run on different
+	 * CPUs. Not WQ_HIGHPRI: measured, a nice -20 worker streaming READ
+	 * responses into a veth starved ksoftirqd, which delivers them, and
+	 * the input backlog overflowed (tens of thousands of send errors).
+	 */
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	return sroce_wq ? 0 : -ENOMEM;
 }
@@ -146,7 +151,12 @@ static bool sroce_qp_claim(struct sroce_qp *qp)
 	} while (!atomic_try_cmpxchg(&qp->run, &old, new));
 	if (old)
 		return false;
-	lock_map_acquire_try(&qp->run_map);
+	/*
+	 * For sroce_qp_assert_run() only (check 0): a run may be in softirq
+	 * and in process context with BHs on, which for a lock that is waited
+	 * for would be a deadlock, but nobody waits for the token.
+	 */
+	lock_acquire(&qp->run_map, 0, 1, 0, 0, NULL, _THIS_IP_);
 	return true;
 }
 
@@ -348,11 +358,10 @@ static void sroce_qp_run(struct sroce_qp *qp)
 
 /*
  * Run @qp right here if nobody runs it (else whoever does looks again),
- * in any context but hard IRQ: a doorbell, the QP's worker. The caller
- * holds a reference on @qp. (The receive softirq could too, see
- * sroce_udp_encap_recv().)
+ * in any context but hard IRQ: a doorbell, the QP's worker, the receive
+ * softirq (sroce_udp_encap_recv()). The caller holds a reference on @qp.
  */
-static void sroce_qp_run_here(struct sroce_qp *qp)
+void sroce_qp_run_here(struct sroce_qp *qp)
 {
 	if (sroce_qp_claim(qp))
 		sroce_qp_run(qp);
@@ -457,6 +466,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	skb_queue_head_init(&qp->req_pkts);
 	skb_queue_head_init(&qp->resp_pkts);
 	sroce_comp_timers_init(qp);
+	sroce_hold_init(qp);
 
 	err = sroce_qp_init_queues(qp, init);
 	if (err)
@@ -602,6 +612,8 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 
 	skb_queue_purge(&qp->req_pkts);
 	skb_queue_purge(&qp->resp_pkts);
+	sroce_hold_purge(&qp->req_held);
+	sroce_hold_purge(&qp->resp_held);
 	qp->comp.rnr_wait = false;
 
 	/* Bounded: a hostile producer index cannot keep us here. */
@@ -654,6 +666,8 @@ static void sroce_qp_reset_queues(struct sroce_qp *qp)
 {
 	skb_queue_purge(&qp->req_pkts);
 	skb_queue_purge(&qp->resp_pkts);
+	sroce_hold_purge(&qp->req_held);
+	sroce_hold_purge(&qp->resp_held);
 	qp->sq.index = sroce_queue_peer_index(&qp->sq);
 	sroce_queue_publish(&qp->sq);
 	if (!qp->ibqp.srq) {
@@ -817,14 +831,18 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	WRITE_ONCE(qp->dying, true);
 	timer_delete_sync(&qp->comp.retrans_timer);
 	timer_delete_sync(&qp->comp.rnr_timer);
+	timer_delete_sync(&qp->hold_timer);
 	cancel_work_sync(&qp->work);
 	/* Every run tells its loopback peer before it returns. */
 	WARN_ON_ONCE(qp->kick.qp);
 	timer_delete_sync(&qp->comp.retrans_timer);
 	timer_delete_sync(&qp->comp.rnr_timer);
+	timer_delete_sync(&qp->hold_timer);
 
 	skb_queue_purge(&qp->req_pkts);
 	skb_queue_purge(&qp->resp_pkts);
+	sroce_hold_purge(&qp->req_held);
+	sroce_hold_purge(&qp->resp_held);
 	kfree_skb(qp->spare);
 	sroce_qp_free_state(qp);
 	sroce_queue_cleanup(&qp->sq);

@@ -454,15 +454,18 @@ static enum sroce_resp_err sroce_resp_check_seq(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
-static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
-					      struct sk_buff *skb)
+/*
+ * What any request must pass before it executes: the QP's remote access
+ * rights for its operation, responder resources for a READ or atomic,
+ * and its length: middles are full MTU; nothing is larger than the MTU.
+ * A chunk (pkt->span MTUs, only from this device) is as the packets it
+ * stands for: full MTUs but at the end of the message.
+ */
+static enum sroce_resp_err sroce_resp_check(struct sroce_qp *qp,
+					    struct sroce_pkt *pkt)
 {
-	struct sroce_pkt *pkt = sroce_pkt(skb);
 	int access = qp->attr.qp_access_flags;
-	u32 mtu = qp->mtu, span;
-	struct sroce_mr *mr;
-	struct sroce_res *res;
-	int err;
+	u32 mtu = qp->mtu;
 
 	if (pkt->flags & SROCE_F_WRITE && !(access & IB_ACCESS_REMOTE_WRITE))
 		return SROCE_RESP_INV_REQ;
@@ -473,141 +476,170 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 	if ((pkt->flags & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
 	    !qp->attr.max_dest_rd_atomic)
 		return SROCE_RESP_INV_REQ;
-
-	/*
-	 * Middles are full MTU; nothing is larger than the MTU. A chunk
-	 * (pkt->span MTUs, only from this device) is as the packets it
-	 * stands for: full MTUs but at the end of the message.
-	 */
 	if (pkt->paylen > pkt->span * mtu ||
 	    ((pkt->flags & SROCE_F_PAYLOAD) && !(pkt->flags & SROCE_F_LAST) &&
 	     pkt->paylen != pkt->span * mtu) ||
 	    (pkt->span > 1 && pkt->paylen <= (pkt->span - 1) * mtu))
 		return SROCE_RESP_INV_REQ;
+	return SROCE_RESP_OK;
+}
 
-	if (pkt->flags & SROCE_F_READ) {
+/* RDMA READ: check the whole range, save it, and start the reply. */
+static enum sroce_resp_err sroce_resp_read(struct sroce_qp *qp,
+					   struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_reth *reth = sroce_ext(skb, 0);
+	u32 len = be32_to_cpu(reth->len), span;
+	struct sroce_res *res;
+	struct sroce_mr *mr;
+
+	if (len > SROCE_MAX_MSG_SZ)
+		return SROCE_RESP_INV_REQ;
+	if (len) {
+		mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey),
+				    be64_to_cpu(reth->va), len,
+				    IB_ACCESS_REMOTE_READ);
+		if (!mr)
+			return SROCE_RESP_ACCESS;
+		sroce_mr_put(mr);
+	}
+	span = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
+	res = sroce_res_new(qp);
+	res->first_psn = pkt->psn;
+	res->last_psn = sroce_psn_add(pkt->psn, span - 1);
+	res->va = be64_to_cpu(reth->va);
+	res->rkey = be32_to_cpu(reth->rkey);
+	res->length = len;
+	qp->resp.msn++;
+	qp->resp.psn = sroce_psn_add(pkt->psn, span);
+	sroce_read_start(qp, res, pkt->psn, 0, len);
+	return SROCE_RESP_OK;
+}
+
+/*
+ * Compare-and-swap or fetch-and-add, 8 aligned bytes, atomic against every
+ * other atomic of every device; the original value is saved for a replay.
+ */
+static enum sroce_resp_err sroce_resp_atomic(struct sroce_qp *qp,
+					     struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_atmeth *a = sroce_ext(skb, 0);
+	u64 va = be64_to_cpu(a->va), val;
+	struct sroce_res *res;
+	struct sroce_mr *mr;
+	unsigned long flags;
+	int err;
+
+	if (va & 7)
+		return SROCE_RESP_INV_REQ;
+	mr = sroce_rkey_get(qp, be32_to_cpu(a->rkey), va, 8,
+			    IB_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
+		return SROCE_RESP_ACCESS;
+	res = sroce_res_new(qp);
+	res->atomic = true;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	spin_lock_irqsave(&sroce_atomic_lock, flags);
+	err = sroce_mr_copy(mr, va, &val, 8, false);
+	if (!err) {
+		res->orig = val;
+		if (pkt->opcode == (SROCE_OP_RC | SROCE_OP_CMP_SWAP)) {
+			if (val == be64_to_cpu(a->compare))
+				val = be64_to_cpu(a->swap_add);
+		} else {
+			val += be64_to_cpu(a->swap_add);
+		}
+		err = sroce_mr_copy(mr, va, &val, 8, true);
+	}
+	spin_unlock_irqrestore(&sroce_atomic_lock, flags);
+	sroce_mr_put(mr);
+	if (err)
+		return SROCE_RESP_ACCESS;
+	qp->resp.msn++;
+	qp->resp.psn = sroce_psn_add(pkt->psn, 1);
+	sroce_send_atomic_ack(qp, res);
+	return SROCE_RESP_OK;
+}
+
+/*
+ * RDMA WRITE: the first packet names the range (checked whole), each
+ * packet is placed where the one before it ended.
+ */
+static enum sroce_resp_err sroce_resp_write(struct sroce_qp *qp,
+					    struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	struct sroce_mr *mr;
+	int err;
+
+	if (pkt->flags & SROCE_F_RETH) {
 		struct sroce_reth *reth = sroce_ext(skb, 0);
-		u32 len = be32_to_cpu(reth->len);
 
-		if (len > SROCE_MAX_MSG_SZ)
+		qp->resp.va = be64_to_cpu(reth->va);
+		qp->resp.rkey = be32_to_cpu(reth->rkey);
+		qp->resp.resid = be32_to_cpu(reth->len);
+		qp->resp.write_len = qp->resp.resid;
+		if (qp->resp.resid > SROCE_MAX_MSG_SZ)
 			return SROCE_RESP_INV_REQ;
-		if (len) {
-			mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey),
-					    be64_to_cpu(reth->va), len,
-					    IB_ACCESS_REMOTE_READ);
+		if (qp->resp.resid) {
+			mr = sroce_rkey_get(qp, qp->resp.rkey, qp->resp.va,
+					    qp->resp.resid,
+					    IB_ACCESS_REMOTE_WRITE);
 			if (!mr)
 				return SROCE_RESP_ACCESS;
 			sroce_mr_put(mr);
 		}
-		span = max_t(u32, DIV_ROUND_UP(len, mtu), 1);
-		res = sroce_res_new(qp);
-		res->first_psn = pkt->psn;
-		res->last_psn = sroce_psn_add(pkt->psn, span - 1);
-		res->va = be64_to_cpu(reth->va);
-		res->rkey = be32_to_cpu(reth->rkey);
-		res->length = len;
-		qp->resp.msn++;
-		qp->resp.psn = sroce_psn_add(pkt->psn, span);
-		sroce_read_start(qp, res, pkt->psn, 0, len);
-		return SROCE_RESP_OK;
 	}
-
-	if (pkt->flags & SROCE_F_ATOMIC) {
-		struct sroce_atmeth *a = sroce_ext(skb, 0);
-		u64 va = be64_to_cpu(a->va), val;
-		unsigned long flags;
-
-		if (va & 7)
-			return SROCE_RESP_INV_REQ;
-		mr = sroce_rkey_get(qp, be32_to_cpu(a->rkey), va, 8,
-				    IB_ACCESS_REMOTE_ATOMIC);
+	if (pkt->paylen > qp->resp.resid ||
+	    ((pkt->flags & SROCE_F_LAST) && pkt->paylen != qp->resp.resid))
+		return SROCE_RESP_INV_REQ;
+	if (pkt->paylen) {
+		mr = sroce_rkey_get(qp, qp->resp.rkey, qp->resp.va,
+				    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
 		if (!mr)
 			return SROCE_RESP_ACCESS;
-		res = sroce_res_new(qp);
-		res->atomic = true;
-		res->first_psn = pkt->psn;
-		res->last_psn = pkt->psn;
-		spin_lock_irqsave(&sroce_atomic_lock, flags);
-		err = sroce_mr_copy(mr, va, &val, 8, false);
-		if (!err) {
-			res->orig = val;
-			if (pkt->opcode == (SROCE_OP_RC | SROCE_OP_CMP_SWAP)) {
-				if (val == be64_to_cpu(a->compare))
-					val = be64_to_cpu(a->swap_add);
-			} else {
-				val += be64_to_cpu(a->swap_add);
-			}
-			err = sroce_mr_copy(mr, va, &val, 8, true);
-		}
-		spin_unlock_irqrestore(&sroce_atomic_lock, flags);
+		err = sroce_payload_to_mr(skb, mr, qp->resp.va);
 		sroce_mr_put(mr);
 		if (err)
 			return SROCE_RESP_ACCESS;
-		qp->resp.msn++;
-		qp->resp.psn = sroce_psn_add(pkt->psn, 1);
-		sroce_send_atomic_ack(qp, res);
-		return SROCE_RESP_OK;
 	}
+	qp->resp.va += pkt->paylen;
+	qp->resp.resid -= pkt->paylen;
+	return SROCE_RESP_OK;
+}
 
-	/* SEND and WRITE */
-	if ((pkt->flags & SROCE_F_RWR) && !qp->resp.has_wqe) {
-		err = sroce_resp_get_wqe(qp);
-		if (err)
-			return err == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_OP_ERR;
+/* SEND: into the receive WQE's buffers, after what came before. */
+static enum sroce_resp_err sroce_resp_send(struct sroce_qp *qp,
+					   struct sk_buff *skb)
+{
+	struct sroce_recv_wqe *wqe = (struct sroce_recv_wqe *)qp->resp.wqe;
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+
+	if (pkt->paylen > qp->resp.length - qp->resp.offset) {
+		sroce_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR);
+		return SROCE_RESP_INV_REQ;
 	}
-
-	if (pkt->flags & SROCE_F_WRITE) {
-		if (pkt->flags & SROCE_F_RETH) {
-			struct sroce_reth *reth = sroce_ext(skb, 0);
-
-			qp->resp.va = be64_to_cpu(reth->va);
-			qp->resp.rkey = be32_to_cpu(reth->rkey);
-			qp->resp.resid = be32_to_cpu(reth->len);
-			qp->resp.write_len = qp->resp.resid;
-			if (qp->resp.resid > SROCE_MAX_MSG_SZ)
-				return SROCE_RESP_INV_REQ;
-			if (qp->resp.resid) {
-				mr = sroce_rkey_get(qp, qp->resp.rkey,
-						    qp->resp.va, qp->resp.resid,
-						    IB_ACCESS_REMOTE_WRITE);
-				if (!mr)
-					return SROCE_RESP_ACCESS;
-				sroce_mr_put(mr);
-			}
-		}
-		if (pkt->paylen > qp->resp.resid ||
-		    ((pkt->flags & SROCE_F_LAST) &&
-		     pkt->paylen != qp->resp.resid))
-			return SROCE_RESP_INV_REQ;
-		if (pkt->paylen) {
-			mr = sroce_rkey_get(qp, qp->resp.rkey, qp->resp.va,
-					    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
-			if (!mr)
-				return SROCE_RESP_ACCESS;
-			err = sroce_payload_to_mr(skb, mr, qp->resp.va);
-			sroce_mr_put(mr);
-			if (err)
-				return SROCE_RESP_ACCESS;
-		}
-		qp->resp.va += pkt->paylen;
-		qp->resp.resid -= pkt->paylen;
-	} else {
-		/* SEND: into the receive WQE's buffers. */
-		struct sroce_recv_wqe *wqe =
-			(struct sroce_recv_wqe *)qp->resp.wqe;
-
-		if (pkt->paylen > qp->resp.length - qp->resp.offset) {
-			sroce_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR);
-			return SROCE_RESP_INV_REQ;
-		}
-		if (pkt->paylen &&
-		    sroce_payload_to_sge(skb, qp, wqe->dma.sge,
-					 wqe->dma.num_sge, qp->resp.offset)) {
-			sroce_resp_complete(qp, NULL, IB_WC_LOC_PROT_ERR);
-			return SROCE_RESP_OP_ERR;
-		}
-		qp->resp.offset += pkt->paylen;
+	if (pkt->paylen &&
+	    sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
+				 qp->resp.offset)) {
+		sroce_resp_complete(qp, NULL, IB_WC_LOC_PROT_ERR);
+		return SROCE_RESP_OP_ERR;
 	}
+	qp->resp.offset += pkt->paylen;
+	return SROCE_RESP_OK;
+}
+
+/*
+ * A SEND or WRITE packet placed: the next PSN; at the end of a message the
+ * invalidation it carries and its receive completion; the ACK.
+ */
+static enum sroce_resp_err sroce_resp_finish(struct sroce_qp *qp,
+					     struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
 
 	qp->resp.psn = sroce_psn_add(pkt->psn, pkt->span);
 	qp->resp.prev_flags = (pkt->flags & SROCE_F_LAST) ? 0 : pkt->flags;
@@ -637,6 +669,35 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 		sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT,
 			       sroce_psn_add(pkt->psn, pkt->span - 1));
 	return SROCE_RESP_OK;
+}
+
+/* Execute a request that is next in sequence: one handler per operation. */
+static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
+					      struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	enum sroce_resp_err err;
+
+	err = sroce_resp_check(qp, pkt);
+	if (err)
+		return err;
+	if (pkt->flags & SROCE_F_READ)
+		return sroce_resp_read(qp, skb);
+	if (pkt->flags & SROCE_F_ATOMIC)
+		return sroce_resp_atomic(qp, skb);
+
+	/* SEND and WRITE with immediate: a receive WQE, RNR if none */
+	if ((pkt->flags & SROCE_F_RWR) && !qp->resp.has_wqe) {
+		int e = sroce_resp_get_wqe(qp);
+
+		if (e)
+			return e == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_OP_ERR;
+	}
+	err = pkt->flags & SROCE_F_WRITE ? sroce_resp_write(qp, skb) :
+					   sroce_resp_send(qp, skb);
+	if (err)
+		return err;
+	return sroce_resp_finish(qp, skb);
 }
 
 /* Class C errors (IBA 9.9.3): NAK, and the QP goes to the error state. */
@@ -741,7 +802,25 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc, pkt->se);
 }
 
-static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
+/*
+ * A gap before the expected PSN is a loss: one PSN sequence NAK (until the
+ * expected packet comes), and the @held packets behind it go, with the
+ * one that found it (@extra); the requester sends them again.
+ */
+static void sroce_resp_gap(struct sroce_qp *qp, u32 extra)
+{
+	sroce_count_add(to_sdev(qp->ibqp.device), SROCE_CNT_OUT_OF_SEQ_REQ,
+			extra + sroce_hold_len(&qp->req_held));
+	sroce_hold_purge(&qp->req_held);
+	if (!qp->resp.nak_sent) {
+		qp->resp.nak_sent = true;
+		sroce_send_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ,
+			       qp->resp.psn);
+	}
+}
+
+/* Take one request; true if @skb was kept (held, hold.c), else done with. */
+static bool sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_pkt *pkt = sroce_pkt(skb);
@@ -755,7 +834,7 @@ static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	if (sroce_qp_is_ud(qp)) {
 		sroce_resp_ud(qp, skb);
-		return;
+		return false;
 	}
 	if (qp->ibqp.qp_type == IB_QPT_UC) {
 		/* On a gap or after an error, resume at the next message. */
@@ -771,17 +850,16 @@ static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 	} else {
 		cmp = sroce_psn_cmp(pkt->psn, qp->resp.psn);
 		if (cmp > 0) {
-			sroce_count(sdev, SROCE_CNT_OUT_OF_SEQ_REQ);
-			if (!qp->resp.nak_sent) {
-				qp->resp.nak_sent = true;
-				sroce_send_ack(qp, SROCE_AETH_NAK |
-					       SROCE_NAK_PSN_SEQ, qp->resp.psn);
-			}
-			return;
+			/* Reordered on the way, perhaps: wait for the gap. */
+			if (!qp->resp.nak_sent &&
+			    sroce_hold(qp, &qp->req_held, skb, qp->resp.psn))
+				return true;
+			sroce_resp_gap(qp, 1);
+			return false;
 		}
 		if (cmp < 0) {
 			sroce_resp_duplicate(qp, skb);
-			return;
+			return false;
 		}
 		qp->resp.nak_sent = false;
 	}
@@ -792,7 +870,7 @@ static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 	switch (err) {
 	case SROCE_RESP_OK:
 	case SROCE_RESP_DROP:
-		return;
+		return false;
 	case SROCE_RESP_RNR:
 		if (qp->ibqp.qp_type == IB_QPT_RC) {
 			sroce_count(sdev, SROCE_CNT_SND_RNR);
@@ -802,13 +880,14 @@ static void sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 		} else {
 			qp->resp.drop_msg = true;
 		}
-		return;
+		return false;
 	default:
 		sroce_resp_fail(qp, pkt->psn, err);
-		return;
+		return false;
 	}
 drop_msg:
 	qp->resp.drop_msg = true;
+	return false;
 }
 
 bool sroce_responder(struct sroce_qp *qp, int *budget)
@@ -820,19 +899,23 @@ bool sroce_responder(struct sroce_qp *qp, int *budget)
 
 	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT)
 		return false;
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    sroce_hold_expired(qp, &qp->req_held))
+		sroce_resp_gap(qp, 0);
 	while (*budget > 0 && qp->state != IB_QPS_ERR) {
 		/* A READ's responses go out before the next request is seen. */
 		if (qp->resp.read) {
 			sroce_send_read_pkt(qp);
 		} else {
+			/* A held one whose turn has come, then the queue's. */
+			skb = sroce_hold_next(&qp->req_held, qp->resp.psn);
 			/* Not even the queue's lock when it is empty. */
-			if (skb_queue_empty_lockless(&qp->req_pkts))
-				break;
-			skb = skb_dequeue(&qp->req_pkts);
+			if (!skb && !skb_queue_empty_lockless(&qp->req_pkts))
+				skb = skb_dequeue(&qp->req_pkts);
 			if (!skb)
 				break;
-			sroce_resp_one(qp, skb);
-			sroce_skb_done(qp, skb);
+			if (!sroce_resp_one(qp, skb))
+				sroce_skb_done(qp, skb);
 		}
 		(*budget)--;
 		progress = true;

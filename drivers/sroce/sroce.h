@@ -208,6 +208,16 @@ struct sroce_qp {
 	struct sk_buff		*spare;
 	struct sk_buff_head	req_pkts;	/* requests for our responder */
 	struct sk_buff_head	resp_pkts;	/* responses for our completer */
+	/*
+	 * Packets that came ahead of their turn, held back a moment in PSN
+	 * order (hold.c): requests for the responder, READ responses for the
+	 * completer. Only the run touches them.
+	 */
+	struct sroce_hold {
+		struct sk_buff_head	q;
+		unsigned long		until;	/* a gap after this is a loss */
+	} req_held, resp_held;
+	struct timer_list	hold_timer;	/* runs the QP at a hold's end */
 
 	/*
 	 * The kernel's copy of each send WQE, taken once from the ring and
@@ -425,6 +435,7 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 /* In the QP's run, or in a verb that keeps runs off (sroce_qp_lock()). */
 #define sroce_qp_assert_run(qp)	lockdep_assert(lock_is_held(&(qp)->run_map))
 void sroce_qp_sched(struct sroce_qp *qp);
+void sroce_qp_run_here(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp, struct sroce_qp *dst, bool urgent);
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
@@ -460,6 +471,15 @@ void sroce_frags_release(struct sroce_frags *f);
 int sroce_payload_to_mr(struct sk_buff *skb, struct sroce_mr *mr, u64 iova);
 int sroce_payload_to_sge(struct sk_buff *skb, struct sroce_qp *qp,
 			 const struct sroce_sge *sge, u32 num_sge, u32 offset);
+
+/* hold.c: packets ahead of their turn, held back a moment */
+void sroce_hold_init(struct sroce_qp *qp);
+void sroce_hold_purge(struct sroce_hold *h);
+bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
+		u32 expected);
+struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected);
+bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h);
+u32 sroce_hold_len(struct sroce_hold *h);
 
 /* copy.c: payload bytes */
 void sroce_copy(void *dst, const void *src, size_t n);

@@ -9,7 +9,7 @@
  *		[--pad-bytes N] [--resv8a N] [--ext HEX] [--payload HEX]
  *		[--payload-len N] [--ip-opts HEX] [--udp-len N] [--trailer HEX]
  *		[--frag N] [--bad-icrc] [--sport N] [--tos N] [--ttl N]
- *		[--id N] [--count N] [--seed FILE] [--dry-run]
+ *		[--id N] [--count N] [--seed FILE] [--dry-run] [--next ...]
  *	Addresses are IPv4 or IPv6 (both of one family). --ext is the raw
  *	extension headers (RETH, AETH, DETH, ImmDt...) behind the BTH,
  *	--payload the bytes after them (--payload-len N: N bytes 0, 1, 2...).
@@ -21,7 +21,10 @@
  *	--frag N: send the IPv4 datagram as fragments of N payload bytes
  *	(a multiple of 8), last first; the ICRC is that of the whole datagram
  *	as the receiver reassembles it. --seed FILE writes the datagram,
- *	prefixed by the fuzzer's flag byte, instead of sending it.
+ *	prefixed by the fuzzer's flag byte, instead of sending it. --next
+ *	sends the packet so far and goes on: the options after it change
+ *	that packet into the next one, sent right after (no process start
+ *	between them, as for packets reordered on the way).
  *
  *   roce_inject --sniff IFACE [--timeout SECS] [--max N]
  *	print one line per RoCEv2 packet seen on IFACE (both directions):
@@ -363,6 +366,21 @@ static int sniff(const char *ifname, double timeout, long max)
 	return 0;
 }
 
+/* The options make a whole packet: inject it (what inject() returns). */
+static int ready(struct opts *o, const char *src, int have_op)
+{
+	if (o->ipv6 < 0 || !have_op)
+		die("%s", "--dst and --op are needed");
+	if (src)
+		addr(src, o->src, &o->ipv6);
+	if (o->ipv6 && (o->ipopt_len || o->frag))
+		die("%s", "--ip-opts and --frag are IPv4 only");
+	/* 0 would let the kernel pick an ID after the ICRC was computed. */
+	if (!o->ipv6 && !o->id)
+		die("%s", "--id 0: the kernel would replace it");
+	return inject(o);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -378,7 +396,8 @@ int main(int argc, char **argv)
 		{ "sport", 1, 0, 'u' }, { "tos", 1, 0, 't' }, { "ttl", 1, 0, 'L' },
 		{ "id", 1, 0, 'i' }, { "count", 1, 0, 'c' }, { "seed", 1, 0, 'F' },
 		{ "dry-run", 0, 0, 'D' }, { "sniff", 1, 0, 'N' },
-		{ "timeout", 1, 0, 'W' }, { "max", 1, 0, 'X' }, { 0 }
+		{ "timeout", 1, 0, 'W' }, { "max", 1, 0, 'X' },
+		{ "next", 0, 0, 'n' }, { 0 }
 	};
 	static struct opts o = {
 		.pkey = 0xffff, .pad = -1, .pad_bytes = -1, .udp_len = -1,
@@ -436,6 +455,10 @@ int main(int argc, char **argv)
 		case 'N': sniff_if = optarg; break;
 		case 'W': timeout = num(optarg, 3600); break;
 		case 'X': max = num(optarg, 1000000); break;
+		case 'n':
+			if (ready(&o, src, have_op))
+				return 1;
+			break;
 		default: die("%s", "bad option (see the comment at the top of roce_inject.c)");
 		}
 	}
@@ -443,14 +466,5 @@ int main(int argc, char **argv)
 		die("unexpected argument '%s'", argv[optind]);
 	if (sniff_if)
 		return sniff(sniff_if, timeout, max);
-	if (o.ipv6 < 0 || !have_op)
-		die("%s", "--dst and --op are needed");
-	if (src)
-		addr(src, o.src, &o.ipv6);
-	if (o.ipv6 && (o.ipopt_len || o.frag))
-		die("%s", "--ip-opts and --frag are IPv4 only");
-	/* 0 would let the kernel pick an ID after the ICRC was computed. */
-	if (!o.ipv6 && !o.id)
-		die("%s", "--id 0: the kernel would replace it");
-	return inject(&o);
+	return ready(&o, src, have_op);
 }
