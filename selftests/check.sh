@@ -57,7 +57,7 @@ if [ -n "$tests" ]; then
 	done
 	[ -n "$tests" ] || [ "$two_host" = 1 ] || tests=none
 fi
-OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/errors,rc/memwin,cm/rping,kernel/nvme_rdma}
+OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,cm/rping,kernel/nvme_rdma}
 # The debug kernel beside the others: everything but the load tests, whose
 # bulk traffic (perftest over all sizes, 1,000 x 64 KiB, 320 MiB of READs)
 # takes tens of minutes under KASAN and TCG and finds nothing the others do
@@ -69,8 +69,11 @@ OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity
 # set-up, GID table logic the other kernels test) and wire/read_nak_gap
 # (a NAK for a READ response gap: no state replayed, wire/dup_read places
 # the same responses), which took the CI past 80 minutes. "make check
-# KVER=debug" runs the whole suite.
-DEBUG_WIRE=wire/dup_atomic,wire/dup_read,wire/mid_retransmit,wire/orphan_resp,wire/write_wrap
+# KVER=debug" runs the whole suite. Not rc/nic either: under KASAN the
+# receiving NIC falls so far behind that QEMU's hub drops frames on every
+# resend of a 1-4 MiB message and four QPs run out of retries (two runs,
+# 280 s each, no kernel report in either).
+DEBUG_WIRE=wire/dup_atomic,wire/dup_read,wire/mid_retransmit,wire/orphan_resp,wire/reorder,wire/write_wrap
 DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types),verbs/*,$DEBUG_WIRE,transport/events,transport/ud,transport/xsrq,rc/errors,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,cm/rping,cm/mckey_local,kernel/nvme_rdma}
 
 build=$top/build

@@ -87,10 +87,12 @@ QEMU_CMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$SMP" -m "$MEM"
 	-nodefaults -display none -no-reboot -monitor none
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
 	-serial "file:$CONSOLE" -serial "file:$TAP"
-	# One virtio-net NIC on a hub with no other port: a real NIC driver
-	# (no rtnl_link_ops, so a dying namespace hands it back to init_net)
-	# whose packets go nowhere.
-	-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0)
+	# Two virtio-net NICs on a hub of their own: real NIC drivers (no
+	# rtnl_link_ops, so a dying namespace hands one back to init_net)
+	# whose packets reach each other and nothing else (rc/nic: the
+	# receive softirq of a NIC runs the QP).
+	-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0
+	-netdev hubport,id=nic1,hubid=0 -device virtio-net-pci,netdev=nic1)
 
 echo "vm.sh: $(basename "$KERNEL"), mode=$MODE tests=$TESTS, timeout ${TOTAL}s; logs in $LOGDIR"
 START=$(date +%s)

@@ -227,6 +227,7 @@ static void sroce_comp_ack_to(struct sroce_qp *qp, u32 psn)
 	if (sroce_psn_cmp(next, qp->comp.psn) > 0 &&
 	    sroce_psn_cmp(next, qp->req.psn_max) <= 0) {
 		qp->comp.psn = next;
+		qp->req.window = min(qp->req.window + 8, SROCE_WINDOW_MAX);
 		qp->comp.gap_valid = false;
 		qp->comp.retry_left = qp->attr.retry_cnt;
 		qp->comp.rnr_left = qp->attr.rnr_retry;
@@ -301,6 +302,13 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 		return;
 	}
 	qp->comp.retry_left--;
+	/*
+	 * A packet was lost: fewer in flight until ACKs come again. A peer
+	 * that drops what it cannot take (a full receive ring, a full
+	 * queue) would otherwise lose the same window each time it is sent
+	 * again, until the retries run out.
+	 */
+	qp->req.window = max(qp->req.window / 2, SROCE_WINDOW_MIN);
 	/* By cause: a timeout, or a NAK (sequence, or a response missing). */
 	sroce_count(sdev, timeout ? SROCE_CNT_COMP_RETRY :
 				    SROCE_CNT_RETRANS_NAK);
@@ -401,12 +409,12 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 }
 
 /*
- * A response is missing: ask again from the gap, once; what came after it
- * is dropped until the answer comes, what was held too.
+ * A response is missing: ask again from the gap, once. What is held stays
+ * and is taken when the answer fills the gap (the rest of the replay then
+ * comes before the expected PSN and is ignored).
  */
 static void sroce_comp_gap(struct sroce_qp *qp)
 {
-	sroce_hold_purge(&qp->resp_held);
 	if (!qp->comp.gap_valid || qp->comp.gap_psn != qp->comp.psn) {
 		qp->comp.gap_valid = true;
 		qp->comp.gap_psn = qp->comp.psn;
@@ -441,8 +449,7 @@ static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		return false;
 	if (psn != qp->comp.psn) {
 		/* Ahead of the one expected: reordered on the way, perhaps. */
-		if (!qp->comp.gap_valid &&
-		    sroce_hold(qp, &qp->resp_held, skb, qp->comp.psn))
+		if (sroce_hold(qp, &qp->resp_held, skb, qp->comp.psn))
 			return true;
 		sroce_comp_gap(qp);
 		return false;

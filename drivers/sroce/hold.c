@@ -8,15 +8,35 @@
  * or a READ asked again from the gap), and the requester sends the whole
  * window again. So a request (responder) or READ response (completer)
  * ahead of its turn is first held back, in PSN order, and taken when the
- * gap fills; only when SROCE_HOLD_MAX packets wait, or the gap is still
- * there SROCE_HOLD_JIFFIES later, is it a loss. Only the QP's run touches
- * a hold; hold_timer runs the QP when a wait ends.
+ * gap fills; only when the gap is still there reorder_wait_us later,
+ * or a packet finds SROCE_HOLD_MAX waiting, is it a loss (that packet is
+ * dropped). What is held stays through the loss: once the packets sent
+ * again fill the gap, it is taken, and its own copies are duplicates.
+ * Only the QP's run touches a hold; hold_timer runs the QP when a wait
+ * ends.
  */
+#include <linux/module.h>
+
 #include "sroce.h"
 
 #define SROCE_HOLD_MAX		64
-#define SROCE_HOLD_JIFFIES	2	/* a whole jiffy, whatever the phase */
 #define SROCE_HOLD_WINDOW	512	/* PSNs ahead: beyond, not a reordering */
+
+/*
+ * How long a gap may last before it is a loss. Reordering on a NIC is a
+ * matter of microseconds; a jiffy is the timer's grain, and a whole one
+ * is waited whatever the phase (so 2-3 jiffies). Tests under emulation,
+ * where a vCPU may stall for tens of milliseconds, set it longer.
+ */
+static unsigned int reorder_wait_us = 1000;
+module_param(reorder_wait_us, uint, 0644);
+MODULE_PARM_DESC(reorder_wait_us,
+		 "How long a PSN gap is waited for before it counts as a loss, in us (default 1000; at least a jiffy)");
+
+static unsigned long sroce_hold_wait(void)
+{
+	return usecs_to_jiffies(READ_ONCE(reorder_wait_us)) + 1;
+}
 
 static void sroce_hold_timeout(struct timer_list *t)
 {
@@ -72,7 +92,7 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 		}
 	}
 	if (skb_queue_empty(&h->q)) {
-		h->until = jiffies + SROCE_HOLD_JIFFIES;
+		h->until = jiffies + sroce_hold_wait();
 		sroce_hold_wake(qp, h->until);
 	}
 	__skb_queue_head(&h->q, skb);
@@ -91,7 +111,7 @@ struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected)
 
 /*
  * Has the gap before what @h holds lasted its time? Then the caller takes
- * it for a loss (and purges @h). Else the timer runs the QP at its end.
+ * it for a loss. Else the timer runs the QP at its end.
  */
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h)
 {
@@ -102,9 +122,4 @@ bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h)
 		return false;
 	}
 	return true;
-}
-
-u32 sroce_hold_len(struct sroce_hold *h)
-{
-	return skb_queue_len(&h->q);
 }

@@ -28,6 +28,12 @@ struct sroce_net {
 };
 
 static unsigned int sroce_net_id __read_mostly;
+
+/* See sroce_udp_encap_recv(); off: every received packet goes to a worker. */
+static bool rx_softirq = true;
+module_param(rx_softirq, bool, 0644);
+MODULE_PARM_DESC(rx_softirq,
+		 "Run a QP in the receive softirq for packets from a NIC, not in a worker (default on)");
 static DEFINE_MUTEX(sroce_net_mutex);
 /* Woken whenever a device drops its sockets (sroce_net_put). */
 static DECLARE_WAIT_QUEUE_HEAD(sroce_net_wq);
@@ -76,7 +82,7 @@ struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
 	struct sk_buff *skb;
 
 	skb = sroce_skb_reuse(qp, size);
-	/* The run token lets a run be in softirq (qp.c). */
+	/* The run token lets a run be in softirq (sched.c). */
 	if (!skb)
 		skb = alloc_skb(size, (in_softirq() ? GFP_ATOMIC : GFP_KERNEL) |
 				      __GFP_NOWARN);
@@ -411,7 +417,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		 */
 		qp = sroce_rcv(sdev, skb);
 		if (qp) {
-			if (sdev->ndev->dev.parent)
+			if (sdev->ndev->dev.parent && READ_ONCE(rx_softirq))
 				sroce_qp_run_here(qp);
 			else
 				sroce_qp_sched(qp);

@@ -5,13 +5,13 @@
  * Each WQE is copied out of the send ring once (sroce_req_fetch) and
  * checked there; from then on only the kernel's copy is used, so a process
  * rewriting its ring cannot change a WQE under way. Messages are cut into
- * path-MTU packets; RC keeps at most SROCE_MAX_INFLIGHT PSNs unacknowledged
- * and asks for an ACK at the end of each message and every
- * SROCE_ACKREQ_EVERY packets.
+ * path-MTU packets; RC keeps at most qp->req.window PSNs unacknowledged
+ * (comp.c: 512, halved at each loss, grown again as ACKs come) and asks
+ * for an ACK at the end of each message and every SROCE_ACKREQ_EVERY
+ * packets.
  */
 #include "sroce.h"
 
-#define SROCE_MAX_INFLIGHT	512
 #define SROCE_ACKREQ_EVERY	64
 
 struct sroce_send_wqe *sroce_sq_copy(struct sroce_qp *qp, u32 index)
@@ -243,6 +243,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.noack = 0;
 	qp->req.rd_atomic = 0;
 	qp->req.need_retry = false;
+	qp->req.window = SROCE_WINDOW_MAX;
 	qp->comp.psn = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
@@ -347,10 +348,16 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		return -ENOMEM;
 	}
 
-	/* A chunk asks as often as the packets it stands for would. */
+	/*
+	 * A chunk asks as often as the packets it stands for would; the
+	 * packet that fills the window asks too, or nothing would open it.
+	 */
 	ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
 		 (last || (qp->req.noack += (chunk ? span : 1)) >=
-			  SROCE_ACKREQ_EVERY);
+			  SROCE_ACKREQ_EVERY ||
+		  sroce_psn_cmp(sroce_psn_add(qp->req.psn, span),
+				sroce_psn_add(qp->comp.psn,
+					      qp->req.window)) >= 0);
 	if (ackreq)
 		qp->req.noack = 0;
 
@@ -576,7 +583,7 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	}
 
 	if (rc && sroce_psn_cmp(qp->req.psn, sroce_psn_add(qp->comp.psn,
-			SROCE_MAX_INFLIGHT)) >= 0)
+			qp->req.window)) >= 0)
 		return false;
 	if (rc && qp->req.offset == 0 &&
 	    (wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)

@@ -803,20 +803,18 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 }
 
 /*
- * A gap before the expected PSN is a loss: one PSN sequence NAK (until the
- * expected packet comes), and the @held packets behind it go, with the
- * one that found it (@extra); the requester sends them again.
+ * A gap before the expected PSN is a loss: one PSN sequence NAK, counted
+ * out of sequence, until the expected packet comes. What is held stays:
+ * it is taken once the gap fills, and its copies sent again are
+ * duplicates (whose ACK lets the requester skip ahead, req.c).
  */
-static void sroce_resp_gap(struct sroce_qp *qp, u32 extra)
+static void sroce_resp_gap(struct sroce_qp *qp)
 {
-	sroce_count_add(to_sdev(qp->ibqp.device), SROCE_CNT_OUT_OF_SEQ_REQ,
-			extra + sroce_hold_len(&qp->req_held));
-	sroce_hold_purge(&qp->req_held);
-	if (!qp->resp.nak_sent) {
-		qp->resp.nak_sent = true;
-		sroce_send_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ,
-			       qp->resp.psn);
-	}
+	if (qp->resp.nak_sent)
+		return;
+	qp->resp.nak_sent = true;
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_OUT_OF_SEQ_REQ);
+	sroce_send_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ, qp->resp.psn);
 }
 
 /* Take one request; true if @skb was kept (held, hold.c), else done with. */
@@ -851,10 +849,10 @@ static bool sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 		cmp = sroce_psn_cmp(pkt->psn, qp->resp.psn);
 		if (cmp > 0) {
 			/* Reordered on the way, perhaps: wait for the gap. */
-			if (!qp->resp.nak_sent &&
-			    sroce_hold(qp, &qp->req_held, skb, qp->resp.psn))
+			if (sroce_hold(qp, &qp->req_held, skb, qp->resp.psn))
 				return true;
-			sroce_resp_gap(qp, 1);
+			/* No room, or too far ahead: a loss, and dropped. */
+			sroce_resp_gap(qp);
 			return false;
 		}
 		if (cmp < 0) {
@@ -899,9 +897,9 @@ bool sroce_responder(struct sroce_qp *qp, int *budget)
 
 	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT)
 		return false;
-	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	if (qp->ibqp.qp_type == IB_QPT_RC && !qp->resp.nak_sent &&
 	    sroce_hold_expired(qp, &qp->req_held))
-		sroce_resp_gap(qp, 0);
+		sroce_resp_gap(qp);
 	while (*budget > 0 && qp->state != IB_QPS_ERR) {
 		/* A READ's responses go out before the next request is seen. */
 		if (qp->resp.read) {

@@ -164,6 +164,13 @@ enum sroce_wqe_state {
 	SROCE_WQE_DONE,		/* finished: complete when at the head */
 };
 
+/*
+ * RC PSNs a requester may have unacknowledged: at most 512 (rdma_rxe's
+ * limit too), at least 16; halved at each loss (comp.c).
+ */
+#define SROCE_WINDOW_MAX	512
+#define SROCE_WINDOW_MIN	16
+
 struct sroce_qp {
 	struct ib_qp		ibqp;
 	u32			index;		/* in qp_xa: the QPN, but 1 for GSI */
@@ -180,11 +187,11 @@ struct sroce_qp {
 
 	/*
 	 * The QP's work (requester, completer, responder) runs only with the
-	 * run token, qp->run: in a worker, a doorbell or another QP's run
-	 * (any context but hard IRQ), whoever takes it first; nobody waits for
-	 * it (qp.c,
-	 * sroce_qp_claim()). modify and query take ctl, then keep runs off
-	 * until they are done (sroce_qp_lock()).
+	 * run token, qp->run: in a worker, a doorbell, the receive softirq or
+	 * another QP's run (any context but hard IRQ), whoever takes it
+	 * first; nobody waits for it (sched.c, sroce_qp_claim()). modify and
+	 * query take ctl, then keep runs off until they are done
+	 * (sroce_qp_lock()).
 	 */
 	struct mutex		ctl;
 	atomic_t		run;
@@ -226,7 +233,7 @@ struct sroce_qp {
 	u8			*sq_copy;
 
 	/*
-	 * Loopback (qp.c, sroce_qp_kick()): the QP of this device that our
+	 * Loopback (sched.c, sroce_qp_kick()): the QP of this device that our
 	 * work queued packets on and has not told yet, with a reference.
 	 */
 	struct {
@@ -244,6 +251,7 @@ struct sroce_qp {
 		u32	psn_max;	/* the PSN after the newest ever sent */
 		u32	offset;		/* bytes of that WQE already sent */
 		u32	noack;		/* packets since the last AckReq */
+		u32	window;		/* PSNs that may be unacknowledged */
 		u32	rd_atomic;	/* reads/atomics outstanding */
 		bool	need_retry;
 	} req;
@@ -431,19 +439,25 @@ void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 struct sroce_send_wqe *sroce_sq_copy(struct sroce_qp *qp, u32 index);
 int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 
-/* qp.c */
+/* sched.c: when and where a QP's work runs */
 /* In the QP's run, or in a verb that keeps runs off (sroce_qp_lock()). */
 #define sroce_qp_assert_run(qp)	lockdep_assert(lock_is_held(&(qp)->run_map))
+void sroce_qp_sched_init(struct sroce_qp *qp);
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_run_here(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp, struct sroce_qp *dst, bool urgent);
+void sroce_qp_lock(struct sroce_qp *qp);
+void sroce_qp_unlock(struct sroce_qp *qp);
+int sroce_wq_init(void);
+void sroce_wq_exit(void);
+
+/* qp.c */
+void sroce_qp_flush(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 void sroce_qp_put(struct sroce_qp *qp);
 bool sroce_qp_is_ud(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
-int sroce_wq_init(void);
-void sroce_wq_exit(void);
 
 /*
  * local.c: chunks between QPs of one device, whose payload is pages of
@@ -479,7 +493,6 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 		u32 expected);
 struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected);
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h);
-u32 sroce_hold_len(struct sroce_hold *h);
 
 /* copy.c: payload bytes */
 void sroce_copy(void *dst, const void *src, size_t n);
