@@ -69,10 +69,12 @@ OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity
 # set-up, GID table logic the other kernels test) and wire/read_nak_gap
 # (a NAK for a READ response gap: no state replayed, wire/dup_read places
 # the same responses), which took the CI past 80 minutes. "make check
-# KVER=debug" runs the whole suite. Not rc/nic either: under KASAN the
-# receiving NIC falls so far behind that QEMU's hub drops frames on every
-# resend of a 1-4 MiB message and four QPs run out of retries (two runs,
-# 280 s each, no kernel report in either).
+# KVER=debug" runs the whole suite. Not rc/nic either: under KASAN its
+# random traffic passes, but in its ib_read_bw the reading NIC falls so far
+# behind that QEMU's hub, which has no flow control, loses 45 % of the READ
+# responses (measured: 261,088 frames at the hub, 144,309 received), every
+# loss resends the rest of a 4 MiB READ, and it runs out of its 200 s
+# (three runs, 270 s each, no kernel report in any).
 DEBUG_WIRE=wire/dup_atomic,wire/dup_read,wire/mid_retransmit,wire/orphan_resp,wire/reorder,wire/write_wrap
 DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types),verbs/*,$DEBUG_WIRE,transport/events,transport/ud,transport/xsrq,rc/errors,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,cm/rping,cm/mckey_local,kernel/nvme_rdma}
 

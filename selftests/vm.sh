@@ -93,6 +93,12 @@ QEMU_CMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$SMP" -m "$MEM"
 	# receive softirq of a NIC runs the QP).
 	-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0
 	-netdev hubport,id=nic1,hubid=0 -device virtio-net-pci,netdev=nic1)
+# NIC_PCAP=1: what each of the two NICs sends and receives, as QEMU passes it
+# (LOGDIR/nic0.pcap, nic1.pcap; selftests/roce_pcap.py reads them).
+[[ ${NIC_PCAP:-0} = 1 ]] && for n in nic0 nic1; do
+	rm -f "$LOGDIR/$n.pcap"
+	QEMU_CMD+=(-object "filter-dump,id=dump-$n,netdev=$n,file=$LOGDIR/$n.pcap,maxlen=96")
+done
 
 echo "vm.sh: $(basename "$KERNEL"), mode=$MODE tests=$TESTS, timeout ${TOTAL}s; logs in $LOGDIR"
 START=$(date +%s)

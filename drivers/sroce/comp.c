@@ -454,6 +454,7 @@ static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		sroce_comp_gap(qp);
 		return false;
 	}
+	sroce_hold_progress(&qp->resp_held);
 
 	if (pkt->flags & SROCE_F_ATOMIC) {
 		struct sroce_atmack *ack = sroce_ext(skb,
@@ -475,16 +476,10 @@ static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		return false;
 	off = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;
 	last = sroce_psn_add(psn, pkt->span - 1);
-	/*
-	 * Full-MTU responses but the last, which brings the exact total; a
-	 * chunk from this device (pkt->span MTUs) as the packets it stands
-	 * for.
-	 */
+	/* Full-MTU responses but the last, which brings the exact total. */
 	if (off > wqe->dma.length ||
 	    pkt->paylen > wqe->dma.length - off ||
-	    (!(pkt->flags & SROCE_F_LAST) &&
-	     pkt->paylen != pkt->span * qp->mtu) ||
-	    (pkt->span > 1 && pkt->paylen <= (pkt->span - 1) * qp->mtu) ||
+	    !sroce_pkt_len_ok(pkt, qp->mtu) ||
 	    ((pkt->flags & SROCE_F_LAST) &&
 	     (last != wqe->last_psn || off + pkt->paylen != wqe->dma.length))) {
 		sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);

@@ -8,9 +8,10 @@
  * or a READ asked again from the gap), and the requester sends the whole
  * window again. So a request (responder) or READ response (completer)
  * ahead of its turn is first held back, in PSN order, and taken when the
- * gap fills; only when the gap is still there reorder_wait_us later,
- * or a packet finds SROCE_HOLD_MAX waiting, is it a loss (that packet is
- * dropped). What is held stays through the loss: once the packets sent
+ * gap fills; only when reorder_wait_us pass with packets held and none
+ * taken in its turn (a gap that moves on as packets come is still being
+ * filled), or a packet finds SROCE_HOLD_MAX waiting, is it a loss (that
+ * packet is dropped). What is held stays through the loss: once the packets sent
  * again fill the gap, it is taken, and its own copies are duplicates.
  * Only the QP's run touches a hold; hold_timer runs the QP when a wait
  * ends.
@@ -97,6 +98,21 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 	}
 	__skb_queue_head(&h->q, skb);
 	return true;
+}
+
+/*
+ * A packet was taken in its turn: the gap before what @h holds moves on,
+ * and its wait starts again. Measured under QEMU: a NIC whose receive
+ * ring was full takes one new frame ahead of the queued ones each time
+ * it finds room, so one packet after another jumps a queue that drains
+ * in order; a wait counted from the first of them ran out while the
+ * gap was filling, and every packet taken then was a loss of its own,
+ * one NAK each (rc/nic).
+ */
+void sroce_hold_progress(struct sroce_hold *h)
+{
+	if (!skb_queue_empty(&h->q))
+		h->until = jiffies + sroce_hold_wait();
 }
 
 /* The held packet whose turn has come (PSN up to @expected), or NULL. */

@@ -29,4 +29,22 @@ static inline void *sroce_payload(struct sk_buff *skb)
 	return skb->data + sroce_pkt(skb)->hdr_len;
 }
 
+/*
+ * The payload length of a SEND, WRITE or READ response packet against the
+ * path MTU: nothing larger than the MTU, and full MTUs but at the end of a
+ * message. A chunk (pkt->span MTUs, only from this device: local.c) is
+ * checked as the packets it stands for.
+ */
+static inline bool sroce_pkt_len_ok(const struct sroce_pkt *pkt, u32 mtu)
+{
+	u32 full = pkt->span * mtu;
+
+	if (pkt->paylen > full)
+		return false;
+	if ((pkt->flags & SROCE_F_PAYLOAD) && !(pkt->flags & SROCE_F_LAST) &&
+	    pkt->paylen != full)
+		return false;
+	return pkt->span == 1 || pkt->paylen > full - mtu;
+}
+
 #endif /* SROCE_PKT_H */

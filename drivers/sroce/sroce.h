@@ -285,6 +285,8 @@ struct sroce_qp {
 		u32	write_len;
 		struct sroce_res *res;
 		struct sroce_res *read;	/* READ responses still to send */
+		bool	read_wait;	/* ...from read_resume on */
+		unsigned long read_resume;
 		u32	res_next;
 		bool	drop_msg;	/* UC: drop until the next first */
 		bool	comm_est;	/* first packet seen in RTR reported */
@@ -492,6 +494,7 @@ void sroce_hold_purge(struct sroce_hold *h);
 bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 		u32 expected);
 struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected);
+void sroce_hold_progress(struct sroce_hold *h);
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h);
 
 /* copy.c: payload bytes */
