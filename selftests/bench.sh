@@ -171,5 +171,9 @@ gnuplot -e "data='$dat'; out='$png'; title='$title'; rate='$rate'" selftests/ben
 echo "bench: chart in $png"
 if ((update_doc)); then
 	cp "$png" "Documentation/bench-$name.png"
+	# A PNG has no comment line: its SPDX line is beside it (t_spdx).
+	printf '%s\n' "# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause" \
+		"# Drawn by selftests/bench.sh --kernel $kver --topo $topo --rounds $rounds (selftests/bench/chart.gp)." \
+		>"Documentation/bench-$name.png.license"
 	echo "bench: copied to Documentation/bench-$name.png"
 fi

@@ -14,7 +14,7 @@ if (!exists("rate")) rate = ""
 set terminal pngcairo noenhanced size 1200,520 font "sans,10"
 set output out
 set datafile missing "?"
-set key bottom right Left reverse box opaque
+set key top left Left reverse box opaque
 set grid
 set logscale x 2
 set style line 1 lc rgb "#1f77b4" lw 2 pt 7 ps 1.2
