@@ -9,7 +9,8 @@
 #              [--append "KERNEL PARAMS"] [--log DIR (build/vm)]
 #
 # --append adds kernel parameters, e.g. "sroce.debug=1" (module parameters
-# for "modprobe sroce") or "dyndbg=...".
+# for "modprobe sroce") or "dyndbg=...". NIC_PCAP=1 in the environment
+# captures the two NICs' frames (LOGDIR/nic0.pcap, nic1.pcap).
 # Exit: check mode 0 if nothing failed, 1 on failures or kernel splats;
 # run/bench mode 0 if the script exited 0 and no splat; 2 if the VM died or
 # timed out. The last line in check mode is "P passed, F failed, S skipped".
