@@ -143,11 +143,8 @@ static int sroce_read_payload(struct sroce_qp *qp, struct sroce_res *res,
  * one packet per step of its work budget, so a large READ (or a replayed
  * one) never monopolises the CPU and other QPs get their turn. The MR is
  * looked up again for every packet: it may be deregistered or invalidated
- * meanwhile.
- */
-/*
- * The next READ response packet; false if it could not go out now (a full
- * qdisc), and nothing advanced.
+ * meanwhile. False if the packet could not go out now (a full qdisc), and
+ * nothing advanced.
  */
 static bool sroce_send_read_pkt(struct sroce_qp *qp)
 {
