@@ -11,8 +11,9 @@
  * gap fills; only when reorder_wait_us pass with packets held and none
  * taken in its turn (a gap that moves on as packets come is still being
  * filled), or a packet finds SROCE_HOLD_MAX waiting, is it a loss (that
- * packet is dropped). What is held stays through the loss: once the packets sent
- * again fill the gap, it is taken, and its own copies are duplicates.
+ * packet is dropped). What is held stays through the loss: once the
+ * packets sent again fill the gap, it is taken, and its own copies are
+ * duplicates.
  * Only the QP's run touches a hold; hold_timer runs the QP when a wait
  * ends.
  */
@@ -59,7 +60,12 @@ void sroce_hold_purge(struct sroce_hold *h)
 	__skb_queue_purge(&h->q);
 }
 
-static void sroce_hold_wake(struct sroce_qp *qp, unsigned long until)
+/*
+ * Run @qp at @until (hold_timer, which only runs the QP): for a hold's wait,
+ * or READ responses waiting for a full qdisc. If the timer is set already,
+ * it stays: the run it makes sets it again for what is still to wait.
+ */
+void sroce_qp_wake_at(struct sroce_qp *qp, unsigned long until)
 {
 	if (!timer_pending(&qp->hold_timer) && !READ_ONCE(qp->dying))
 		mod_timer(&qp->hold_timer, until);
@@ -94,7 +100,7 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 	}
 	if (skb_queue_empty(&h->q)) {
 		h->until = jiffies + sroce_hold_wait();
-		sroce_hold_wake(qp, h->until);
+		sroce_qp_wake_at(qp, h->until);
 	}
 	__skb_queue_head(&h->q, skb);
 	return true;
@@ -134,7 +140,7 @@ bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h)
 	if (skb_queue_empty(&h->q))
 		return false;
 	if (time_before(jiffies, h->until)) {
-		sroce_hold_wake(qp, h->until);
+		sroce_qp_wake_at(qp, h->until);
 		return false;
 	}
 	return true;

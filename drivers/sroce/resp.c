@@ -198,15 +198,14 @@ static bool sroce_send_read_pkt(struct sroce_qp *qp)
 	if (sroce_xmit(qp, &qp->av, qp->src_port, skb) == -EAGAIN) {
 		/*
 		 * Dropped on the way out: a READ streams faster than the NIC
-		 * drains. Sent again in a jiffy (the hold timer only runs
-		 * the QP), not lost for the requester to ask again from,
-		 * the whole rest of the READ after it (rc/nic, debug kernel:
-		 * 22,557 such drops in one ib_read_bw).
+		 * drains. Sent again in a jiffy, not lost for the requester
+		 * to ask again from, the whole rest of the READ after it
+		 * (rc/nic, debug kernel: 22,557 such drops in one
+		 * ib_read_bw).
 		 */
 		qp->resp.read_wait = true;
 		qp->resp.read_resume = jiffies + 1;
-		if (!READ_ONCE(qp->dying))
-			mod_timer(&qp->hold_timer, qp->resp.read_resume);
+		sroce_qp_wake_at(qp, qp->resp.read_resume);
 		return false;
 	}
 	res->cur_first = false;
@@ -229,8 +228,7 @@ static bool sroce_read_may_send(struct sroce_qp *qp)
 	if (!qp->resp.read_wait)
 		return true;
 	if (time_before(jiffies, qp->resp.read_resume)) {
-		if (!READ_ONCE(qp->dying) && !timer_pending(&qp->hold_timer))
-			mod_timer(&qp->hold_timer, qp->resp.read_resume);
+		sroce_qp_wake_at(qp, qp->resp.read_resume);
 		return false;
 	}
 	qp->resp.read_wait = false;

@@ -495,6 +495,7 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 		u32 expected);
 struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected);
 void sroce_hold_progress(struct sroce_hold *h);
+void sroce_qp_wake_at(struct sroce_qp *qp, unsigned long until);
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h);
 
 /* copy.c: payload bytes */
