@@ -418,6 +418,7 @@ static void sroce_comp_gap(struct sroce_qp *qp)
 	if (!qp->comp.gap_valid || qp->comp.gap_psn != qp->comp.psn) {
 		qp->comp.gap_valid = true;
 		qp->comp.gap_psn = qp->comp.psn;
+		sroce_hold_lost(&qp->resp_held, qp->comp.psn);
 		sroce_comp_retry(qp, false);
 	}
 }
@@ -434,6 +435,11 @@ static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 
 	/* Earlier sends and writes are acknowledged by this response. */
 	sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
+	/* Placed already: a replay from a gap sends again what came after. */
+	if (sroce_psn_cmp(psn, qp->comp.psn) < 0) {
+		sroce_hold_dup(qp, &qp->resp_held, psn);
+		return false;
+	}
 	wqe = sroce_comp_head(qp);
 	/*
 	 * Not while the request waits to be sent again (RESEND): its
@@ -444,9 +450,6 @@ static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	    sroce_psn_cmp(psn, wqe->first_psn) < 0 ||
 	    sroce_psn_cmp(psn, wqe->last_psn) > 0)
 		return false;	/* stale or unexpected: ignore */
-	/* Placed already: a replay from a gap sends again what came after. */
-	if (sroce_psn_cmp(psn, qp->comp.psn) < 0)
-		return false;
 	if (psn != qp->comp.psn) {
 		/* Ahead of the one expected: reordered on the way, perhaps. */
 		if (sroce_hold(qp, &qp->resp_held, skb, qp->comp.psn))
@@ -535,8 +538,6 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 		return false;
 
 	progress |= sroce_comp_done(qp, false, 0);
-	if (sroce_hold_expired(qp, &qp->resp_held))
-		sroce_comp_gap(qp);
 	while (*budget > 0 && qp->state != IB_QPS_ERR &&
 	       (skb = sroce_comp_next(qp))) {
 		struct sroce_pkt *pkt = sroce_pkt(skb);
@@ -568,6 +569,10 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 		 */
 		sroce_comp_rearm(qp);
 	}
+	/* Not while responses wait to be read: one of them may fill the gap. */
+	if (qp->state != IB_QPS_ERR && skb_queue_empty_lockless(&qp->resp_pkts) &&
+	    sroce_hold_expired(qp, &qp->resp_held))
+		sroce_comp_gap(qp);
 
 	if (READ_ONCE(qp->comp.timed_out) && qp->state != IB_QPS_ERR) {
 		WRITE_ONCE(qp->comp.timed_out, false);

@@ -39,6 +39,11 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_DROP_QKEY].name		= "rcvd_drop_qkey",
 	[SROCE_CNT_DROP_NO_WQE].name		= "rcvd_drop_no_wqe",
 	[SROCE_CNT_DROP_BAD_READ].name		= "rcvd_drop_bad_read",
+	[SROCE_CNT_REORDER_HELD].name		= "reorder_held",
+	[SROCE_CNT_GAP_LOST_WAIT].name		= "gap_lost_wait",
+	[SROCE_CNT_GAP_LOST_FULL].name		= "gap_lost_full",
+	[SROCE_CNT_GAP_WAIT_LATE].name		= "gap_wait_late",
+	[SROCE_CNT_GAP_SPURIOUS].name		= "gap_spurious",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -39,6 +39,12 @@ enum sroce_counter {
 	SROCE_CNT_DROP_QKEY,
 	SROCE_CNT_DROP_NO_WQE,
 	SROCE_CNT_DROP_BAD_READ,
+	/* Packets ahead of a PSN gap (hold.c), and how each gap ended as a loss */
+	SROCE_CNT_REORDER_HELD,
+	SROCE_CNT_GAP_LOST_WAIT,
+	SROCE_CNT_GAP_LOST_FULL,
+	SROCE_CNT_GAP_WAIT_LATE,
+	SROCE_CNT_GAP_SPURIOUS,
 	SROCE_NUM_COUNTERS
 };
 

@@ -27,17 +27,31 @@
 /*
  * How long a gap may last before it is a loss. Reordering on a NIC is a
  * matter of microseconds; a jiffy is the timer's grain, and a whole one
- * is waited whatever the phase (so 2-3 jiffies). Tests under emulation,
- * where a vCPU may stall for tens of milliseconds, set it longer.
+ * is waited whatever the phase (so 2-3 jiffies). A path that reorders by
+ * more (a VM's virtual NIC whose host is busy) shows it: a packet taken
+ * for lost comes after all, then its copy sent again (sroce_hold_dup());
+ * each time, the QP's wait doubles, up to SROCE_HOLD_WAIT_MAX_MS.
  */
 static unsigned int reorder_wait_us = 1000;
 module_param(reorder_wait_us, uint, 0644);
 MODULE_PARM_DESC(reorder_wait_us,
-		 "How long a PSN gap is waited for before it counts as a loss, in us (default 1000; at least a jiffy)");
+		 "How long a PSN gap is waited for before it counts as a loss, in us (default 1000; at least a jiffy; doubled per QP, up to 100 ms, by each loss that proves to be none)");
 
-static unsigned long sroce_hold_wait(void)
+#define SROCE_HOLD_WAIT_MAX_MS	100
+
+static unsigned long sroce_hold_base(void)
 {
 	return usecs_to_jiffies(READ_ONCE(reorder_wait_us)) + 1;
+}
+
+static unsigned long sroce_hold_max(void)
+{
+	return max(sroce_hold_base(), msecs_to_jiffies(SROCE_HOLD_WAIT_MAX_MS));
+}
+
+static unsigned long sroce_hold_wait(const struct sroce_hold *h)
+{
+	return min(sroce_hold_base() << h->wait_shift, sroce_hold_max());
 }
 
 static void sroce_hold_timeout(struct timer_list *t)
@@ -49,6 +63,8 @@ static void sroce_hold_timeout(struct timer_list *t)
 
 void sroce_hold_init(struct sroce_qp *qp)
 {
+	memset(&qp->req_held, 0, sizeof(qp->req_held));
+	memset(&qp->resp_held, 0, sizeof(qp->resp_held));
 	__skb_queue_head_init(&qp->req_held.q);
 	__skb_queue_head_init(&qp->resp_held.q);
 	timer_setup(&qp->hold_timer, sroce_hold_timeout, 0);
@@ -85,8 +101,10 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 
 	sroce_qp_assert_run(qp);
 	if (skb_queue_len(&h->q) >= SROCE_HOLD_MAX ||
-	    sroce_psn_cmp(psn, sroce_psn_add(expected, SROCE_HOLD_WINDOW)) >= 0)
+	    sroce_psn_cmp(psn, sroce_psn_add(expected, SROCE_HOLD_WINDOW)) >= 0) {
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_GAP_LOST_FULL);
 		return false;
+	}
 	skb_queue_reverse_walk(&h->q, at) {
 		c = sroce_psn_cmp(sroce_pkt(at)->psn, psn);
 		if (!c) {
@@ -99,10 +117,12 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 		}
 	}
 	if (skb_queue_empty(&h->q)) {
-		h->until = jiffies + sroce_hold_wait();
+		h->until = jiffies + sroce_hold_wait(h);
+		h->lost = false;
 		sroce_qp_wake_at(qp, h->until);
 	}
 	__skb_queue_head(&h->q, skb);
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_REORDER_HELD);
 	return true;
 }
 
@@ -117,8 +137,10 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
  */
 void sroce_hold_progress(struct sroce_hold *h)
 {
-	if (!skb_queue_empty(&h->q))
-		h->until = jiffies + sroce_hold_wait();
+	if (!skb_queue_empty(&h->q)) {
+		h->until = jiffies + sroce_hold_wait(h);
+		h->lost = false;
+	}
 }
 
 /* The held packet whose turn has come (PSN up to @expected), or NULL. */
@@ -133,15 +155,52 @@ struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected)
 
 /*
  * Has the gap before what @h holds lasted its time? Then the caller takes
- * it for a loss. Else the timer runs the QP at its end.
+ * it for a loss (told once per gap: a gap that moves on is a new one).
+ * Else the timer runs the QP at its end. A wait whose end is seen a whole
+ * wait late was not watched: the CPU was stalled (a vCPU under emulation,
+ * a flood of softirqs), and what would fill the gap may be waiting in a
+ * NIC's ring, so the wait starts again; a real loss is still found by the
+ * transport's own timers.
  */
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h)
 {
-	if (skb_queue_empty(&h->q))
+	unsigned long wait = sroce_hold_wait(h);
+
+	if (skb_queue_empty(&h->q) || h->lost)
 		return false;
 	if (time_before(jiffies, h->until)) {
 		sroce_qp_wake_at(qp, h->until);
 		return false;
 	}
+	if (time_after_eq(jiffies, h->until + wait)) {
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_GAP_WAIT_LATE);
+		h->until = jiffies + wait;
+		sroce_qp_wake_at(qp, h->until);
+		return false;
+	}
+	h->lost = true;
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_GAP_LOST_WAIT);
 	return true;
+}
+
+/* The gap at @psn was taken for a loss: NAKed, or a READ asked again. */
+void sroce_hold_lost(struct sroce_hold *h, u32 psn)
+{
+	h->check = true;
+	h->lost_psn = psn;
+}
+
+/*
+ * A packet at @psn came again, taken already. If it is the one last taken
+ * for lost, that one was not lost but late (the copy sent again is the
+ * second): the path reorders by more than this QP waits.
+ */
+void sroce_hold_dup(struct sroce_qp *qp, struct sroce_hold *h, u32 psn)
+{
+	if (!h->check || psn != h->lost_psn)
+		return;
+	h->check = false;
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_GAP_SPURIOUS);
+	if (sroce_hold_wait(h) < sroce_hold_max())
+		h->wait_shift++;
 }

@@ -307,6 +307,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_res *res;
 
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_DUP_REQ);
+	sroce_hold_dup(qp, &qp->req_held, pkt->psn);
 	if (pkt->flags & (SROCE_F_SEND | SROCE_F_WRITE)) {
 		/*
 		 * Already done (C9-105): acknowledge again, with the newest
@@ -834,6 +835,7 @@ static void sroce_resp_gap(struct sroce_qp *qp)
 	if (qp->resp.nak_sent)
 		return;
 	qp->resp.nak_sent = true;
+	sroce_hold_lost(&qp->req_held, qp->resp.psn);
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_OUT_OF_SEQ_REQ);
 	sroce_send_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ, qp->resp.psn);
 }
@@ -919,9 +921,6 @@ bool sroce_responder(struct sroce_qp *qp, int *budget)
 
 	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT)
 		return false;
-	if (qp->ibqp.qp_type == IB_QPT_RC && !qp->resp.nak_sent &&
-	    sroce_hold_expired(qp, &qp->req_held))
-		sroce_resp_gap(qp);
 	while (*budget > 0 && qp->state != IB_QPS_ERR) {
 		/* A READ's responses go out before the next request is seen. */
 		if (qp->resp.read) {
@@ -942,5 +941,10 @@ bool sroce_responder(struct sroce_qp *qp, int *budget)
 		(*budget)--;
 		progress = true;
 	}
+	/* Not while requests wait to be read: one of them may fill the gap. */
+	if (qp->ibqp.qp_type == IB_QPT_RC && qp->state != IB_QPS_ERR &&
+	    !qp->resp.nak_sent && skb_queue_empty_lockless(&qp->req_pkts) &&
+	    sroce_hold_expired(qp, &qp->req_held))
+		sroce_resp_gap(qp);
 	return progress;
 }

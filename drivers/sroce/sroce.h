@@ -223,6 +223,10 @@ struct sroce_qp {
 	struct sroce_hold {
 		struct sk_buff_head	q;
 		unsigned long		until;	/* a gap after this is a loss */
+		bool			lost;	/* and it was said so */
+		bool			check;	/* a copy of lost_psn shows... */
+		u32			lost_psn; /* ...the last loss was none */
+		u8			wait_shift; /* the wait, doubled so often */
 	} req_held, resp_held;
 	struct timer_list	hold_timer;	/* runs the QP at a hold's end */
 
@@ -497,6 +501,8 @@ struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected);
 void sroce_hold_progress(struct sroce_hold *h);
 void sroce_qp_wake_at(struct sroce_qp *qp, unsigned long until);
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h);
+void sroce_hold_lost(struct sroce_hold *h, u32 psn);
+void sroce_hold_dup(struct sroce_qp *qp, struct sroce_hold *h, u32 psn);
 
 /* copy.c: payload bytes */
 void sroce_copy(void *dst, const void *src, size_t n);

@@ -10,10 +10,13 @@
 #   after the wait (reorder_wait_us, a second here) taken for a loss: one
 #   sequence NAK for 1002, counted out of sequence once, the WRITE still held (its bytes
 #   not placed); 1002 then comes, and both are placed; 1003 sent again is
-#   a duplicate;
+#   a duplicate, and 1002 sent again shows that the loss was none (the
+#   NAKed packet came twice: gap_spurious, which doubles the QP's wait);
 # - completer: the responses of a 3-MTU READ in the order FIRST, LAST,
 #   MIDDLE (sroce_b's own are lost, netem): the READ completes with the
 #   data, asks nothing again, retransmits nothing.
+# The counters by cause: reorder_held (held ahead of a gap), gap_lost_wait
+# (a gap taken for a loss after the wait), gap_lost_full, gap_spurious.
 . /tests/lib.sh
 . /tests/wire/wire.lib
 
@@ -41,6 +44,8 @@ settle
 ctl dump b 0 8
 assert_eq "$(kv hex)" "$(w8 bb)" "the later PSN's bytes (executed in PSN order)"
 assert_delta sroce_b out_of_seq_request 0 "no gap seen"
+assert_delta sroce_b reorder_held 1 "1001 held"
+assert_delta sroce_b gap_lost_wait 0
 assert_delta sroce_b rcvd_seq_err 0
 assert_delta sroce_a rcvd_seq_err 0 "no sequence NAK"
 ctl state "$P" b
@@ -58,6 +63,9 @@ sniff_stop
 settle
 assert_delta sroce_b out_of_seq_request 1 "the gap, once"
 assert_delta sroce_b sent_pkts 1 "the NAK only"
+assert_delta sroce_b reorder_held 1 "1003 held"
+assert_delta sroce_b gap_lost_wait 1 "the gap, a loss after the wait"
+assert_delta sroce_b gap_lost_full 0
 ctl dump b 16 8
 assert_eq "$(kv hex)" "$(w8 00)" "the held WRITE placed nothing yet"
 csnap
@@ -71,6 +79,13 @@ wait_delta sroce_b duplicate_request 1
 ctl dump b 16 8
 assert_eq "$(kv hex)" "$(w8 33)" "1003 sent again: a duplicate, not placed"
 assert_delta sroce_b out_of_seq_request 0
+assert_delta sroce_b gap_spurious 0 "a copy of 1003 proves nothing"
+inj_ab --op 0x0a --qpn "$QPB" --psn 1002 --ackreq \
+	--ext "$(reth $((VA_B + 8)) "$RKEY_B" 8)" --payload "$(w8 55)"
+wait_delta sroce_b duplicate_request 2
+ctl dump b 8 8
+assert_eq "$(kv hex)" "$(w8 22)" "1002 sent again: a duplicate, not placed"
+assert_delta sroce_b gap_spurious 1 "1002 came twice: its loss was none"
 
 # the completer: READ responses FIRST, LAST, MIDDLE
 new_pair rc 21
@@ -96,5 +111,7 @@ assert_eq "$(kv hex)" "$(hexpat "$len" 42)" "the READ's data"
 settle
 echo "counters that moved: $(cchanged)"
 assert_delta sroce_a retransmits 0 "nothing asked again"
+assert_delta sroce_a reorder_held 1 "the LAST held"
+assert_delta sroce_a gap_lost_wait 0
 assert_delta sroce_b duplicate_request 0
 pass
