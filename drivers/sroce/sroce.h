@@ -226,7 +226,6 @@ struct sroce_qp {
 		bool			lost;	/* and it was said so */
 		bool			check;	/* a copy of lost_psn shows... */
 		u32			lost_psn; /* ...the last loss was none */
-		u8			wait_shift; /* the wait, doubled so often */
 	} req_held, resp_held;
 	struct timer_list	hold_timer;	/* runs the QP at a hold's end */
 

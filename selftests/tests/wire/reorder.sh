@@ -11,7 +11,7 @@
 #   sequence NAK for 1002, counted out of sequence once, the WRITE still held (its bytes
 #   not placed); 1002 then comes, and both are placed; 1003 sent again is
 #   a duplicate, and 1002 sent again shows that the loss was none (the
-#   NAKed packet came twice: gap_spurious, which doubles the QP's wait);
+#   NAKed packet came twice: gap_spurious);
 # - completer: the responses of a 3-MTU READ in the order FIRST, LAST,
 #   MIDDLE (sroce_b's own are lost, netem): the READ completes with the
 #   data, asks nothing again, retransmits nothing.
