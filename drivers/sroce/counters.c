@@ -42,7 +42,6 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_REORDER_HELD].name		= "reorder_held",
 	[SROCE_CNT_GAP_LOST_WAIT].name		= "gap_lost_wait",
 	[SROCE_CNT_GAP_LOST_FULL].name		= "gap_lost_full",
-	[SROCE_CNT_GAP_WAIT_LATE].name		= "gap_wait_late",
 	[SROCE_CNT_GAP_SPURIOUS].name		= "gap_spurious",
 };
 

@@ -148,25 +148,13 @@ struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected)
 /*
  * Has the gap before what @h holds lasted its time? Then the caller takes
  * it for a loss (told once per gap: a gap that moves on is a new one).
- * Else the timer runs the QP at its end. A wait whose end is seen a whole
- * wait late was not watched: the CPU was stalled (a vCPU under emulation,
- * a flood of softirqs), and what would fill the gap may be waiting in a
- * NIC's ring, so the wait starts again; a real loss is still found by the
- * transport's own timers.
+ * Else the timer runs the QP at its end.
  */
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h)
 {
-	unsigned long wait = sroce_hold_wait();
-
 	if (skb_queue_empty(&h->q) || h->lost)
 		return false;
 	if (time_before(jiffies, h->until)) {
-		sroce_qp_wake_at(qp, h->until);
-		return false;
-	}
-	if (time_after_eq(jiffies, h->until + wait)) {
-		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_GAP_WAIT_LATE);
-		h->until = jiffies + wait;
 		sroce_qp_wake_at(qp, h->until);
 		return false;
 	}
