@@ -10,7 +10,7 @@
  * ahead of its turn is first held back, in PSN order, and taken when the
  * gap fills; only when reorder_wait_us pass with packets held and none
  * taken in its turn (a gap that moves on as packets come is still being
- * filled), or a packet finds SROCE_HOLD_MAX waiting, is it a loss (that
+ * filled), or a packet finds reorder_max_pkts waiting, is it a loss (that
  * packet is dropped). What is held stays through the loss: once the
  * packets sent again fill the gap, it is taken, and its own copies are
  * duplicates.
@@ -21,8 +21,17 @@
 
 #include "sroce.h"
 
-#define SROCE_HOLD_MAX		64
 #define SROCE_HOLD_WINDOW	512	/* PSNs ahead: beyond, not a reordering */
+
+/*
+ * How many packets a QP holds per direction: what one peer can make it
+ * keep by sending ahead of its turn, so small by default. Tests under
+ * emulation, where QEMU lets more than 64 frames pass one, set it higher.
+ */
+static unsigned int reorder_max_pkts = 64;
+module_param(reorder_max_pkts, uint, 0644);
+MODULE_PARM_DESC(reorder_max_pkts,
+		 "How many packets ahead of a PSN gap a QP holds, per direction (default 64, at most 512)");
 
 /*
  * How long a gap may last before it is a loss. Reordering on a NIC is a
@@ -81,7 +90,7 @@ void sroce_qp_wake_at(struct sroce_qp *qp, unsigned long until)
 
 /*
  * Hold @skb, which is ahead of the @expected PSN; true if taken. False
- * when it cannot wait (SROCE_HOLD_MAX held, or too far ahead): then the
+ * when it cannot wait (reorder_max_pkts held, or too far ahead): then the
  * gap is a loss now.
  */
 bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
@@ -92,7 +101,8 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 	int c;
 
 	sroce_qp_assert_run(qp);
-	if (skb_queue_len(&h->q) >= SROCE_HOLD_MAX ||
+	if (skb_queue_len(&h->q) >=
+	    clamp(READ_ONCE(reorder_max_pkts), 1U, SROCE_HOLD_WINDOW) ||
 	    sroce_psn_cmp(psn, sroce_psn_add(expected, SROCE_HOLD_WINDOW)) >= 0) {
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_GAP_LOST_FULL);
 		return false;
