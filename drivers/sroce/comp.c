@@ -319,6 +319,43 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 	qp->req.need_retry = true;
 }
 
+/*
+ * A response is missing: ask again from the gap, once. What is held stays
+ * and is taken when the answer fills the gap (the rest of the replay then
+ * comes before the expected PSN and is ignored).
+ */
+static void sroce_comp_gap(struct sroce_qp *qp)
+{
+	if (!qp->comp.gap_valid || qp->comp.gap_psn != qp->comp.psn) {
+		qp->comp.gap_valid = true;
+		qp->comp.gap_psn = qp->comp.psn;
+		sroce_hold_lost(&qp->resp_held, qp->comp.psn);
+		sroce_comp_retry(qp, false);
+	}
+}
+
+/*
+ * An ACK past a read or atomic at the head whose response has not come:
+ * lost, or overtaken by the ACK on the way (QEMU's queue in front of a
+ * full NIC ring lets a frame pass the ones queued: rc/nic, where asking
+ * again at once resent 31 READs of 4 MiB with no frame lost). The ACK
+ * waits in the hold like a response ahead of its turn, and is taken once
+ * the responses before it came; the gap is a loss only when the hold's
+ * wait runs out. True if @skb was kept.
+ */
+static bool sroce_comp_ack_ahead(struct sroce_qp *qp, struct sk_buff *skb,
+				 u32 psn)
+{
+	struct sroce_send_wqe *wqe = sroce_comp_head(qp);
+
+	/* Never at a PSN of the request itself: the hold keeps one per PSN. */
+	if (sroce_psn_cmp(psn, wqe->last_psn) > 0 &&
+	    sroce_hold(qp, &qp->resp_held, skb, qp->comp.psn))
+		return true;
+	sroce_comp_gap(qp);
+	return false;
+}
+
 static enum ib_wc_status sroce_nak_status(u8 code)
 {
 	switch (code) {
@@ -331,7 +368,8 @@ static enum ib_wc_status sroce_nak_status(u8 code)
 	}
 }
 
-static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
+/* True if @skb was kept (held: an ACK ahead of its turn). */
+static bool sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_aeth *aeth = sroce_ext(skb, 0);
@@ -344,7 +382,7 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	 */
 	if ((syn & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK &&
 	    sroce_psn_cmp(psn, qp->comp.psn) < 0)
-		return;
+		return false;
 	if ((syn & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
 		trace_sroce_nak_recv(qp->ibqp.device->index, qp->ibqp.qp_num,
 				     psn, syn);
@@ -353,11 +391,11 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	case SROCE_AETH_ACK:
 		/*
 		 * An ACK past a read or atomic we have no answer for: its
-		 * response was lost; ask again.
+		 * response was lost, or is behind.
 		 */
 		if (sroce_comp_ack_covering(qp, psn) &&
 		    sroce_comp_head(qp)->state == SROCE_WQE_SENT)
-			sroce_comp_retry(qp, false);
+			return sroce_comp_ack_ahead(qp, skb, psn);
 		break;
 	case SROCE_AETH_RNR_NAK:
 		sroce_count(sdev, SROCE_CNT_RCV_RNR);
@@ -369,7 +407,7 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		if (!qp->comp.rnr_left) {
 			sroce_count(sdev, SROCE_CNT_RNR_RETRY_EXCEEDED);
 			sroce_send_wqe_complete(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
-			return;
+			return false;
 		}
 		if (qp->comp.rnr_left != 7)	/* 7 means retry forever */
 			qp->comp.rnr_left--;
@@ -402,25 +440,11 @@ static void sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		    sroce_psn_cmp(psn, wqe->last_psn) <= 0)
 			sroce_send_wqe_complete(qp, wqe,
 						sroce_nak_status(syn & 0x1f));
-		return;
+		return false;
 	default:
-		return;
+		return false;
 	}
-}
-
-/*
- * A response is missing: ask again from the gap, once. What is held stays
- * and is taken when the answer fills the gap (the rest of the replay then
- * comes before the expected PSN and is ignored).
- */
-static void sroce_comp_gap(struct sroce_qp *qp)
-{
-	if (!qp->comp.gap_valid || qp->comp.gap_psn != qp->comp.psn) {
-		qp->comp.gap_valid = true;
-		qp->comp.gap_psn = qp->comp.psn;
-		sroce_hold_lost(&qp->resp_held, qp->comp.psn);
-		sroce_comp_retry(qp, false);
-	}
+	return false;
 }
 
 /*
@@ -553,11 +577,11 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 			continue;
 		}
 		if (sroce_comp_is_nak(pkt, skb))
-			sroce_comp_aeth(qp, skb, psn);
+			kept = sroce_comp_aeth(qp, skb, psn);
 		else if (pkt->flags & (SROCE_F_READ | SROCE_F_ATOMIC))
 			kept = sroce_comp_data(qp, skb, psn);
 		else if (pkt->flags & SROCE_F_AETH)
-			sroce_comp_aeth(qp, skb, psn);
+			kept = sroce_comp_aeth(qp, skb, psn);
 		if (!kept)
 			sroce_skb_done(qp, skb);
 		/*

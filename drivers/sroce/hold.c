@@ -6,12 +6,12 @@
  * sent, so two packets a QP sent from two CPUs may be taken in either
  * order. A gap is otherwise a loss, answered at once (a PSN sequence NAK,
  * or a READ asked again from the gap), and the requester sends the whole
- * window again. So a request (responder) or READ response (completer)
- * ahead of its turn is first held back, in PSN order, and taken when the
- * gap fills; only when reorder_wait_us pass with packets held and none
- * taken in its turn (a gap that moves on as packets come is still being
- * filled), or a packet finds reorder_max_pkts waiting, is it a loss (that
- * packet is dropped). What is held stays through the loss: once the
+ * window again. So a request (responder) or READ response (completer, or
+ * an ACK that passed one) ahead of its turn is first held back, in PSN
+ * order, and taken when the gap fills; only when reorder_wait_us pass
+ * with packets held and none taken in its turn (a gap that moves on as
+ * packets come is still being filled), or a packet finds reorder_max_pkts
+ * waiting, is it a loss (that packet is dropped). What is held stays through the loss: once the
  * packets sent again fill the gap, it is taken, and its own copies are
  * duplicates.
  * Only the QP's run touches a hold; hold_timer runs the QP when a wait
