@@ -422,8 +422,8 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 				  usecs_to_jiffies(sroce_rnr_usecs[syn & 0x1f]));
 		break;
 	case SROCE_AETH_NAK:
+		sroce_count(sdev, sroce_nak_counter(syn & 0x1f, false));
 		if ((syn & 0x1f) == SROCE_NAK_PSN_SEQ) {
-			sroce_count(sdev, SROCE_CNT_RCV_SEQ_ERR);
 			/*
 			 * The requests before @psn arrived; a read among them
 			 * whose responses did not is asked again from its gap.

@@ -43,7 +43,36 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_GAP_LOST_WAIT].name		= "gap_lost_wait",
 	[SROCE_CNT_GAP_LOST_FULL].name		= "gap_lost_full",
 	[SROCE_CNT_GAP_SPURIOUS].name		= "gap_spurious",
+	[SROCE_CNT_SENT_NAK_SEQ].name		= "sent_nak_seq_err",
+	[SROCE_CNT_SENT_NAK_INV_REQ].name	= "sent_nak_inv_req",
+	[SROCE_CNT_SENT_NAK_REM_ACCESS].name	= "sent_nak_rem_access",
+	[SROCE_CNT_SENT_NAK_REM_OP].name	= "sent_nak_rem_op",
+	[SROCE_CNT_RCVD_NAK_INV_REQ].name	= "rcvd_nak_inv_req",
+	[SROCE_CNT_RCVD_NAK_REM_ACCESS].name	= "rcvd_nak_rem_access",
+	[SROCE_CNT_RCVD_NAK_REM_OP].name	= "rcvd_nak_rem_op",
 };
+
+/*
+ * The counter of a NAK's code (the low five bits of its syndrome), sent
+ * (@sent) or received; a code IBA reserves counts as a remote operational
+ * error, which is how the completer takes it.
+ */
+enum sroce_counter sroce_nak_counter(u8 code, bool sent)
+{
+	switch (code) {
+	case SROCE_NAK_PSN_SEQ:
+		return sent ? SROCE_CNT_SENT_NAK_SEQ : SROCE_CNT_RCV_SEQ_ERR;
+	case SROCE_NAK_INVALID_REQ:
+		return sent ? SROCE_CNT_SENT_NAK_INV_REQ :
+			      SROCE_CNT_RCVD_NAK_INV_REQ;
+	case SROCE_NAK_REMOTE_ACCESS:
+		return sent ? SROCE_CNT_SENT_NAK_REM_ACCESS :
+			      SROCE_CNT_RCVD_NAK_REM_ACCESS;
+	default:
+		return sent ? SROCE_CNT_SENT_NAK_REM_OP :
+			      SROCE_CNT_RCVD_NAK_REM_OP;
+	}
+}
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);
 

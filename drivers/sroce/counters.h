@@ -44,6 +44,17 @@ enum sroce_counter {
 	SROCE_CNT_GAP_LOST_WAIT,
 	SROCE_CNT_GAP_LOST_FULL,
 	SROCE_CNT_GAP_SPURIOUS,
+	/*
+	 * NAKs by syndrome (IBA 9.7.5.2.4); send_rnr_err and rcvd_rnr_err
+	 * count RNR NAKs, rcvd_seq_err the sequence NAKs received.
+	 */
+	SROCE_CNT_SENT_NAK_SEQ,
+	SROCE_CNT_SENT_NAK_INV_REQ,
+	SROCE_CNT_SENT_NAK_REM_ACCESS,
+	SROCE_CNT_SENT_NAK_REM_OP,
+	SROCE_CNT_RCVD_NAK_INV_REQ,
+	SROCE_CNT_RCVD_NAK_REM_ACCESS,
+	SROCE_CNT_RCVD_NAK_REM_OP,
 	SROCE_NUM_COUNTERS
 };
 

@@ -104,7 +104,13 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 	if (skb_queue_len(&h->q) >=
 	    clamp(READ_ONCE(reorder_max_pkts), 1U, SROCE_HOLD_WINDOW) ||
 	    sroce_psn_cmp(psn, sroce_psn_add(expected, SROCE_HOLD_WINDOW)) >= 0) {
-		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_GAP_LOST_FULL);
+		/* Counted once per gap, as the caller NAKs or asks once. */
+		if (!h->lost || h->full_at != expected) {
+			h->lost = true;
+			h->full_at = expected;
+			sroce_count(to_sdev(qp->ibqp.device),
+				    SROCE_CNT_GAP_LOST_FULL);
+		}
 		return false;
 	}
 	skb_queue_reverse_walk(&h->q, at) {

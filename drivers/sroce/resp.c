@@ -79,6 +79,9 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 	if (!skb)
 		return -ENOMEM;
 	((struct sroce_aeth *)p)->smsn = sroce_aeth(qp, syndrome);
+	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_NAK)
+		sroce_count(to_sdev(qp->ibqp.device),
+			    sroce_nak_counter(syndrome & 0x1f, true));
 	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
 		trace_sroce_nak_send(qp->ibqp.device->index,
 				     qp->ibqp.qp_num, psn, syndrome);

@@ -224,6 +224,7 @@ struct sroce_qp {
 		struct sk_buff_head	q;
 		unsigned long		until;	/* a gap after this is a loss */
 		bool			lost;	/* and it was said so */
+		u32			full_at; /* the gap found full, if lost */
 		bool			check;	/* a copy of lost_psn shows... */
 		u32			lost_psn; /* ...the last loss was none */
 	} req_held, resp_held;
@@ -406,6 +407,7 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 
 /* A received packet dropped for @cause (one of SROCE_CNT_DROP_*). */
 void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter cause);
+enum sroce_counter sroce_nak_counter(u8 code, bool sent);
 
 /* device.c */
 struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);

@@ -8,8 +8,9 @@
 # every byte compared (100 of them), then ib_read_bw of 4 MiB; no send error, no bad
 # ICRC. The hub has no flow control: a NIC whose receive ring is full
 # loses frames in QEMU (measured: up to 1 % of a READ stream), so
-# retransmissions are allowed, but only where packets were lost (a device
-# received fewer than its peer sent, or dropped some itself). On the
+# retransmissions are allowed, but no more than packets were lost (a
+# device received fewer than its peer sent, or dropped some itself) and
+# gaps were taken for a loss (gap_lost_wait, gap_lost_full). On the
 # debug kernel: lockdep and KASAN over runs in softirq.
 #
 # A gap in PSNs waits 50 ms here before it is a loss, not the default
@@ -19,8 +20,14 @@
 # kernel build shared the host: 10 gaps taken for a loss on sroce_nb
 # (gap_lost_wait), 3 of them proven late by the device itself (the NAKed
 # packet came, then its copy sent again: gap_spurious), no frame lost;
-# the CI's run had 31. A device that ever resends without a loss still
-# fails, and wire/reorder tests the wait itself.
+# the CI's run had 31 (an ACK that passed READ responses made the READ be
+# asked again at once, outside the hold: comp.c). A device still fails
+# that resends more often than packets were lost and gaps outlasted its
+# hold: on a host running other VMs too, QEMU left a frame behind for more
+# than 50 ms or 512 frames (6.12 beside the debug kernel's VM: 2 gaps
+# waited out, 1 proven late by the device itself, 1,392 packets found the
+# hold full, 11 retransmissions, no frame lost). wire/reorder tests the
+# wait and the hold themselves, exactly.
 . /tests/lib.sh
 
 modprobe -a virtio_pci virtio_net 2>/dev/null || true	# may be built in
@@ -89,6 +96,11 @@ lost=$(($(c sroce_na sent_pkts) - $(c sroce_nb rcvd_pkts) +
 	$(c sroce_nb sent_pkts) - $(c sroce_na rcvd_pkts) +
 	$(c sroce_na rcvd_dropped) + $(c sroce_nb rcvd_dropped)))
 resent=$(($(c sroce_na retransmits) + $(c sroce_nb retransmits)))
-echo "packets lost on the hub or dropped: $lost; retransmissions: $resent"
-((resent == 0 || lost > 0)) || fail "$resent retransmissions, but no packet was lost"
+gaps=0
+for d in sroce_na sroce_nb; do
+	gaps=$((gaps + $(c $d gap_lost_wait) + $(c $d gap_lost_full)))
+done
+echo "packets lost on the hub or dropped: $lost; gaps taken for a loss: $gaps; retransmissions: $resent"
+((resent <= lost + gaps)) ||
+	fail "$resent retransmissions, for $lost packets lost and $gaps gaps taken for a loss"
 pass

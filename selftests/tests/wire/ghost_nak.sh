@@ -4,7 +4,10 @@
 # sroce_a sends is lost, netem), NAKs (remote access, invalid request,
 # remote operational error, PSN sequence) for PSN 1000, whose WRITE was
 # already acknowledged and completed, are ignored: the outstanding WRITE
-# is not failed by them, and completes successfully once the link works.
+# is not failed by them, nor are they counted, and it completes
+# successfully once the link works. Then a NAK for the outstanding PSN
+# (invalid request, remote access, remote operational error, a reserved
+# code) fails its WRITE with that status and counts in rcvd_nak_*.
 . /tests/lib.sh
 . /tests/wire/wire.lib
 
@@ -29,6 +32,9 @@ wait_delta sroce_a rcvd_pkts 4
 settle
 ctl poll a 1 1
 assert_eq "$R" "wc n=0" "no completion from a NAK older than the outstanding PSN"
+for c in rcvd_nak_rem_access rcvd_nak_inv_req rcvd_nak_rem_op rcvd_seq_err; do
+	assert_delta sroce_a "$c" 0 "an ignored NAK is not counted"
+done
 ctl state "$P" a
 assert_eq "$(kv state)" RTS "A's QP"
 
@@ -37,4 +43,21 @@ ctl poll a 30 1
 assert_match "$R" "^wc n=1 0:1:" "the outstanding WRITE completes successfully"
 ctl dump b 16 16
 assert_eq "$(kv hex)" "$(hexpat 16 5a)" "its data"
+
+# a NAK for the outstanding PSN fails that WRITE with its status, and is
+# counted by syndrome
+at_exit "in_a tc qdisc del dev va root 2>/dev/null || true"
+for x in "0x61 9 rcvd_nak_inv_req" "0x62 10 rcvd_nak_rem_access" \
+	 "0x63 11 rcvd_nak_rem_op" "0x7f 11 rcvd_nak_rem_op"; do
+	read -r syn st c <<<"$x"
+	new_pair rc 19
+	in_a tc qdisc add dev va root netem loss 100%
+	ctl post "$P" a write 16 0 0
+	csnap
+	inj_ba --op 0x11 --qpn "$QPA" --psn 1000 --ext "$(aeth "$syn" 0)"
+	ctl poll a 20 1
+	assert_match "$R" "^wc n=1 $st:" "NAK $syn: the WRITE's status"
+	assert_delta sroce_a "$c" 1 "NAK $syn"
+	in_a tc qdisc del dev va root
+done
 pass

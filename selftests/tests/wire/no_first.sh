@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A MIDDLE or LAST packet with no FIRST before it. RC (IBA 9.7.5.1.1): a
-# NAK "invalid request" for its PSN, and the responder QP goes to the error
-# state. UC: silently dropped (no packet back, the QP stays in RTS, no
+# NAK "invalid request" for its PSN (sent_nak_inv_req), and the responder
+# QP goes to the error state. UC: silently dropped (no packet back, the QP stays in RTS, no
 # receive completes), and the next whole message is delivered.
 . /tests/lib.sh
 . /tests/wire/wire.lib
@@ -20,7 +20,9 @@ for op in 0x07 0x01 0x02 0x08; do
 		'sniff_in | grep -q "op=0x11 qpn=$QPA psn=1000 ackreq=. aeth=0x61"'
 	settle
 	assert_delta sroce_b sent_pkts 1 "opcode $op: the NAK only"
+	assert_delta sroce_b sent_nak_inv_req 1 "opcode $op: counted by syndrome"
 	assert_delta sroce_b rcvd_dropped 0
+	assert_delta sroce_a rcvd_nak_inv_req 0 "a NAK for nothing sent"
 done
 
 new_pair uc

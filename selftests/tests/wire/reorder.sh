@@ -71,6 +71,7 @@ assert_delta sroce_b sent_pkts 1 "the NAK only"
 assert_delta sroce_b reorder_held 1 "1003 held"
 assert_delta sroce_b gap_lost_wait 1 "the gap, a loss after the wait"
 assert_delta sroce_b gap_lost_full 0
+assert_delta sroce_b sent_nak_seq_err 1 "the NAK, counted by syndrome"
 ctl dump b 16 8
 assert_eq "$(kv hex)" "$(w8 00)" "the held WRITE placed nothing yet"
 csnap

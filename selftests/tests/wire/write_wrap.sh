@@ -24,6 +24,7 @@ for op in 0x0a 0x0c; do
 	wait_for 10 "B's QP in error" eval 'ctl state "$P" b; [[ $(kv state) == ERR ]]'
 	settle
 	assert_delta sroce_b sent_pkts 1 "opcode $op: the NAK only"
+	assert_delta sroce_b sent_nak_rem_access 1 "opcode $op: counted by syndrome"
 	assert_delta sroce_b rcvd_pkts 1
 done
 [[ -z $(sniff_in | grep -E "op=0x(0d|0e|0f|10) ") ]] || fail "read response data went out"
