@@ -250,7 +250,7 @@ kernel_env() {
 }
 
 # The two-VM matrix that make check runs after each kernel's tests (after
-# all of them and the debug kernel's background VM, when that runs), as
+# all of them and the background VMs, when some run in the background), as
 # A:B[@MTU] pairings (selftests/vm2.sh; A and B each sroce or rxe, that
 # kernel's own rdma_rxe): sroce against rdma_rxe on 6.1 and 7.2 (each test
 # runs its server in either VM in turn, so both roles), at path MTU 1024
@@ -373,23 +373,51 @@ trap 'rm -f "$summary"; [ -z "$bg_pid" ] || kill "$bg_pid" 2>/dev/null' EXIT
 exec 3>&1 > >(tee "$all")
 tee_pid=$!
 echo "TAP version 13"
-# The debug kernel beside others runs its VM in the background, beside
-# theirs (PARALLEL=0: after them): its VM takes a core for 25 to 35
-# minutes, a third of the CI's time, and QEMU runs one VM on about one of
-# the two cores. So it goes first, and reports at the end.
-bg_kver=""
-if [[ " $kernels " == *" debug "* ]] && [ "$kernels" != debug ] &&
-   [ "${PARALLEL:-1}" != 0 ]; then
-	bg_kver=debug
-	kernels="debug $(echo $kernels | tr ' ' '\n' | grep -vx debug | tr '\n' ' ')"
+# Lanes: the VMs of the kernels in BG_KERNELS (default: debug, then 7.2)
+# run one after another in the background, beside the others' in the
+# foreground, and report at the end (PARALLEL=0: all in turn). QEMU runs
+# one VM on about one of the two cores, and the debug kernel's takes 25 to
+# 35 minutes, a third of the CI's time. Their host checks, module build
+# and initramfs come first, in the foreground; the first kernel asked for
+# never goes to the background (it runs the whole suite).
+bg_kernels=""
+if [ "${PARALLEL:-1}" != 0 ]; then
+	for k in ${BG_KERNELS:-debug 7.2}; do
+		[ "$k" != "${kernels%% *}" ] && [[ " $kernels " == *" $k "* ]] &&
+			bg_kernels+="$k "
+	done
 fi
+fg_kernels=""
+for k in $kernels; do
+	[[ " $bg_kernels " == *" $k "* ]] || fg_kernels+="$k "
+done
+bg_jobs=()
+declare -A bg_p bg_f bg_s bg_start
+# bg_lane: the background kernels' VMs, one after another; each one's
+# output in build/vm-KVER.out, vm.sh's exit status in .out.rc.
+bg_lane() {
+	local j g
+	for j in "${bg_jobs[@]}"; do
+		read -r kver VMLINUZ g <<<"$j"
+		lead=0
+		vm_opts
+		vm_boot check "$g" >"$build/vm-$kver.out" 2>&1
+		echo $? >"$build/vm-$kver.out.rc"
+	done
+}
+bg_lane_start() {
+	[ -z "$bg_pid" ] && ((${#bg_jobs[@]})) || return 0
+	bg_lane &
+	bg_pid=$!
+}
 first=1
 deferred=()
-for kver in $kernels; do
+for kver in $bg_kernels $fg_kernels; do
 	kstart=$(date +%s)
 	kp=$passed kf=$failed ks=$skipped
 	bg=0
-	[ "$kver" = "$bg_kver" ] && bg=1
+	[[ " $bg_kernels " == *" $kver "* ]] && bg=1
+	[ $bg = 1 ] || bg_lane_start
 	# lead: the first kernel run in the foreground, which runs everything
 	lead=0
 	[ $first = 1 ] && [ $bg = 0 ] && lead=1
@@ -419,28 +447,25 @@ for kver in $kernels; do
 	[ $lead = 1 ] && globs='*'
 	[ "$kver" = debug ] && [ $lead = 0 ] && globs=$DEBUG_TESTS
 	globs=${tests:-$globs}
-	if [ $bg = 1 ] && [ -f drivers/sroce/sroce.ko ] && [ "$globs" != none ]; then
-		# its initramfs now, with this build of the module (the next
-		# kernel's build replaces it) and the test programs
-		build_progs >"$build/host-bg-progs.log" 2>&1 || cat "$build/host-bg-progs.log"
-		echo "# VM tests on $KREL: $globs (in the background, reported at the end)"
-		bg_out=$build/vm-$kver.out
-		if vm_initramfs; then
-			(vm_boot check "$globs" >"$bg_out" 2>&1; echo $? >"$bg_out.rc") &
-			bg_pid=$!
-		else
-			echo "0 passed, 1 failed, 0 skipped" >"$bg_out"
-			echo 2 >"$bg_out.rc"
-		fi
-		bg_start=$kstart bg_pfx=$pfx
-		bg_p=$((passed - kp)) bg_f=$((failed - kf)) bg_s=$((skipped - ks))
-		continue
-	fi
+	vm_rc=0
 	if [ ! -f drivers/sroce/sroce.ko ]; then
 		echo "# no module was built for $kver: skipping its VM tests"
 		vm_rc=1
 	elif [ "$globs" = none ]; then
-		vm_rc=0		# only two-host tests asked for
+		:		# only two-host tests asked for
+	elif [ $bg = 1 ]; then
+		# its initramfs now, with this build of the module (the next
+		# kernel's build replaces it) and the test programs
+		build_progs >"$build/host-bg-progs.log" 2>&1 || cat "$build/host-bg-progs.log"
+		echo "# VM tests on $KREL: $globs (in the background, reported at the end)"
+		if vm_initramfs; then
+			bg_jobs+=("$kver $VMLINUZ $globs")
+			bg_start[$kver]=$kstart
+			bg_p[$kver]=$((passed - kp)) bg_f[$kver]=$((failed - kf))
+			bg_s[$kver]=$((skipped - ks))
+		else
+			vm_rc=2
+		fi
 	else
 		echo "# VM tests on $KREL: $globs"
 		# vm.sh ends with its own count line; ours, below, is the one
@@ -453,31 +478,36 @@ for kver in $kernels; do
 	if [ -n "$plan" ] && [ -f drivers/sroce/sroce.ko ] &&
 	   { [ -z "$tests" ] || [ "$tests" = none ] || [ -n "$tests2" ]; }; then
 		VM_OPTS=()
-		if [ -z "$bg_kver" ]; then
+		if [ -z "$bg_kernels" ]; then
 			two_host_tests "$plan" || true
 		elif two_host_initramfs; then
-			# after the background VM: see "deferred" below
+			# after the background VMs: see "deferred" below
 			deferred+=("$kver ${pfx:--} $VMLINUZ $plan")
 		fi
 	fi
 	echo "# kernel $kver: $((passed - kp)) passed, $((failed - kf)) failed," \
 		"$((skipped - ks)) skipped in $(( $(date +%s) - kstart )) s"
-	first=0
+	[ $bg = 1 ] || first=0
 done
+bg_lane_start
 
-if [ -n "$bg_kver" ] && [ -n "${bg_start:-}" ]; then
-	# vm.sh's --timeout bounds the wait
-	[ -z "$bg_pid" ] || wait "$bg_pid"
+if [ -n "$bg_pid" ]; then
+	# vm.sh's --timeout bounds each VM
+	wait "$bg_pid"
 	bg_pid=""
-	kver=$bg_kver pfx=$bg_pfx
-	kp=$((passed - bg_p)) kf=$((failed - bg_f)) ks=$((skipped - bg_s))
-	echo "# kernel $kver: its VM tests, run in the background"
-	vm_print <"$bg_out"
-	vm_count "$(cat "$bg_out.rc" 2>/dev/null || echo 1)" "$kf"
-	echo "# kernel $kver: $((passed - kp)) passed, $((failed - kf)) failed," \
-		"$((skipped - ks)) skipped in $(( $(date +%s) - bg_start )) s (beside the others)"
 fi
-# The two-VM pairings, deferred while the background VM ran: their checks
+for j in "${bg_jobs[@]}"; do
+	read -r kver _ <<<"$j"
+	pfx=$kver/
+	kp=$((passed - ${bg_p[$kver]})) kf=$((failed - ${bg_f[$kver]}))
+	ks=$((skipped - ${bg_s[$kver]}))
+	echo "# kernel $kver: its VM tests, run in the background"
+	vm_print <"$build/vm-$kver.out"
+	vm_count "$(cat "$build/vm-$kver.out.rc" 2>/dev/null || echo 1)" "$kf"
+	echo "# kernel $kver: $((passed - kp)) passed, $((failed - kf)) failed," \
+		"$((skipped - ks)) skipped in $(( $(date +%s) - ${bg_start[$kver]} )) s (in the background)"
+done
+# The two-VM pairings, deferred while the background VMs ran: their checks
 # are about time (a request sent again with no loss before it fails), and
 # three QEMUs on two cores slow a peer past a 67 ms ACK timeout.
 for d in "${deferred[@]}"; do
