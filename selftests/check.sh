@@ -485,8 +485,10 @@ for kver in $bg_kernels $fg_kernels; do
 			deferred+=("$kver ${pfx:--} $VMLINUZ $plan")
 		fi
 	fi
+	what=""
+	[ $bg = 1 ] && what=" so far (its VM: in the background)"
 	echo "# kernel $kver: $((passed - kp)) passed, $((failed - kf)) failed," \
-		"$((skipped - ks)) skipped in $(( $(date +%s) - kstart )) s"
+		"$((skipped - ks)) skipped in $(( $(date +%s) - kstart )) s$what"
 	[ $bg = 1 ] || first=0
 done
 bg_lane_start
