@@ -11,9 +11,9 @@
  * order, and taken when the gap fills; only when reorder_wait_us pass
  * with packets held and none taken in its turn (a gap that moves on as
  * packets come is still being filled), or a packet finds reorder_max_pkts
- * waiting, is it a loss (that packet is dropped). What is held stays through the loss: once the
- * packets sent again fill the gap, it is taken, and its own copies are
- * duplicates.
+ * waiting, is it a loss (that packet is dropped). What is held stays
+ * through the loss: once the packets sent again fill the gap, it is
+ * taken, and its own copies are duplicates.
  * Only the QP's run touches a hold; hold_timer runs the QP when a wait
  * ends.
  */
