@@ -16,19 +16,7 @@ wire_start
 # 8.6 s ACK timeout: no timeout retry while the test crafts its packets
 new_pair rc 21
 len=$((3 * MTU))
-ctl fill a 0 "$len" 0
-ctl fill b 0 "$len" 0x42
-ctl fill a "$len" 16 0x5a
-in_b tc qdisc add dev vb root netem loss 100%
-at_exit "in_b tc qdisc del dev vb root 2>/dev/null || true"
-csnap
-ctl post "$P" a read "$len" 0 0
-assert_eq "$(kv psn)" 1000 "the READ's PSN"
-ctl post "$P" a write 16 "$len" "$len"
-assert_eq "$(kv psn)" 1003 "the WRITE's PSN"
-# sroce_b answers both (3 READ responses, 1 ACK), all lost
-wait_delta sroce_b sent_pkts 4
-in_b tc qdisc del dev vb root
+read_write_unanswered "$len"	# READ at PSN 1000-1002, WRITE at 1003
 
 csnap
 inj_ba --op 0x0d --qpn "$QPA" --psn 1000 --ext "$(aeth 0x1f 1)" \

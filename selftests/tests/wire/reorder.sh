@@ -123,17 +123,7 @@ assert_delta sroce_b duplicate_request 0
 
 # the completer: an ACK overtakes the READ responses before it
 new_pair rc 21
-ctl fill a 0 "$len" 0
-ctl fill b 0 "$len" 0x42
-ctl fill a "$len" 16 0x5a
-in_b tc qdisc add dev vb root netem loss 100%
-csnap
-ctl post "$P" a read "$len" 0 0
-assert_eq "$(kv psn)" 1000 "the READ's PSN"
-ctl post "$P" a write 16 "$len" "$len"
-assert_eq "$(kv psn)" 1003 "the WRITE's PSN"
-wait_delta sroce_b sent_pkts 4
-in_b tc qdisc del dev vb root
+read_write_unanswered "$len"	# READ at PSN 1000-1002, WRITE at 1003
 csnap
 inj_ba --op 0x0d --qpn "$QPA" --psn 1000 --ext "$(aeth 0x1f 1)" \
 	--payload "$(hexpat "$MTU" 42)" \
