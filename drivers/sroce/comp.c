@@ -340,8 +340,8 @@ static void sroce_comp_gap(struct sroce_qp *qp)
  * full NIC ring lets a frame pass the ones queued: rc/nic, where asking
  * again at once resent 31 READs of 4 MiB with no frame lost). The ACK
  * waits in the hold like a response ahead of its turn, and is taken once
- * the responses before it came; the gap is a loss only when the hold's
- * wait runs out. True if @skb was kept.
+ * the responses before it came; the gap is a loss only when the hold gives
+ * up (its wait runs out, or it is full). True if @skb was kept.
  */
 static bool sroce_comp_ack_ahead(struct sroce_qp *qp, struct sk_buff *skb,
 				 u32 psn)
