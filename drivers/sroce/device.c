@@ -354,6 +354,15 @@ int sroce_dev_register(struct sroce_dev *sdev, const char *name)
 	sroce_port_update(sdev, false);
 	rtnl_unlock();
 
+	/*
+	 * As on RoCE hardware, the device is a child of the NIC's, so that
+	 * /sys/class/infiniband/NAME/device/net/ names the netdev (rdma-core's
+	 * tests and udev's naming look there). A veth or dummy has no parent:
+	 * the device stays at the top, as rdma_rxe's always is. device_add()
+	 * holds the parent for as long as the device exists.
+	 */
+	ibdev->dev.parent = ndev->dev.parent;
+
 	/* No DMA device: the core then uses virtual DMA (CONFIG_INFINIBAND_VIRT_DMA). */
 	err = ib_register_device(ibdev, name, NULL);
 	/* The core says ENFILE for a name that is taken; say what it means. */
