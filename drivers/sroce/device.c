@@ -64,7 +64,8 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 			      IB_DEVICE_SRQ_RESIZE |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_MEM_WINDOW |
-			      IB_DEVICE_MEM_WINDOW_TYPE_2B;
+			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
+			      SROCE_DEVICE_ATOMIC_WRITE;
 	/* "rdma link delete" is only allowed with this flag. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SROCE_MAX_SGE;

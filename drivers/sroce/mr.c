@@ -551,6 +551,46 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 	return len ? -EFAULT : 0;
 }
 
+/*
+ * RDMA ATOMIC WRITE's store: the 8 bytes at @iova in one store, ordered
+ * after every earlier write to memory (a release). -EINVAL if they are
+ * not aligned in memory (an MR's iova need not be aligned like its pages),
+ * -EFAULT outside the MR.
+ */
+int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val)
+{
+	u64 pgsz = 1ULL << mr->page_shift, off, idx;
+	u32 in;
+	u8 *va;
+
+	if (mr->type == SROCE_MR_DMA) {
+		va = (u8 *)(uintptr_t)iova;
+		if ((uintptr_t)va & 7)
+			return -EINVAL;
+		smp_store_release((u64 *)va, val);
+		return 0;
+	}
+	if (mr->type == SROCE_MR_USER)
+		off = iova - mr->iova + ib_umem_offset(mr->umem);
+	else
+		off = iova - mr->ibmr.iova + (mr->ibmr.iova & (pgsz - 1));
+	idx = off >> mr->page_shift;
+	in = off & (pgsz - 1);
+	if (idx >= mr->npages)
+		return -EFAULT;
+	if (in & 7)
+		return -EINVAL;
+	if (mr->type == SROCE_MR_USER) {
+		va = kmap_local_page(mr->pages[idx]);
+		smp_store_release((u64 *)(va + in), val);
+		kunmap_local(va);
+	} else {
+		va = (u8 *)(uintptr_t)(mr->page_list[idx] + in);
+		smp_store_release((u64 *)va, val);
+	}
+	return 0;
+}
+
 /* Whether @qp may reach memory through @mr at all (rights aside). */
 static bool sroce_mr_usable(struct sroce_qp *qp, struct sroce_mr *mr)
 {

@@ -41,6 +41,10 @@ static u32 sroce_wr_flags(struct sroce_qp *qp, u32 op)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IB_QPT_RC ? SROCE_F_ATOMIC : 0;
+	case SROCE_WR_ATOMIC_WRITE:
+		/* Its 8 bytes come in the user WQE; no kernel verb has it. */
+		return type == IB_QPT_RC && qp->is_user ?
+		       SROCE_F_WRITE | SROCE_F_ATOMIC_WRITE : 0;
 	case IB_WR_LOCAL_INV:
 	case IB_WR_BIND_MW:
 		return type == IB_QPT_UD ? 0 : SROCE_F_LOCAL;
@@ -66,7 +70,9 @@ static void sroce_req_copy(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 	size_t tail;
 
 	memcpy(wqe, slot, sizeof(*wqe));
-	if (wqe->wr.send_flags & IB_SEND_INLINE)
+	if (wqe->wr.opcode == SROCE_WR_ATOMIC_WRITE)
+		tail = 8;	/* dma.atomic_wr */
+	else if (wqe->wr.send_flags & IB_SEND_INLINE)
 		tail = wqe->dma.length;
 	else
 		tail = (size_t)wqe->dma.num_sge * sizeof(struct sroce_sge);
@@ -98,6 +104,15 @@ static void sroce_req_fetch(struct sroce_qp *qp)
 
 	if (wqe->mask & SROCE_F_LOCAL) {
 		wqe->dma.length = 0;
+		return;
+	}
+	if (wqe->mask & SROCE_F_ATOMIC_WRITE) {
+		/* Sent as 8 bytes of inline data to wr.rdma's address. */
+		wqe->wr.send_flags |= IB_SEND_INLINE;
+		wqe->dma.num_sge = 0;
+		wqe->dma.length = 8;
+		wqe->dma.resid = 8;
+		wqe->iova = wqe->wr.wr.rdma.remote_addr;
 		return;
 	}
 
@@ -264,6 +279,8 @@ static u8 sroce_req_opcode(struct sroce_send_wqe *wqe, bool first, bool last)
 		return SROCE_OP_CMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return SROCE_OP_FETCH_ADD;
+	case SROCE_WR_ATOMIC_WRITE:
+		return SROCE_OP_ATOMIC_WRITE;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		if (first && last)

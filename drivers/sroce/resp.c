@@ -636,6 +636,34 @@ static enum sroce_resp_err sroce_resp_write(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
+/*
+ * RDMA ATOMIC WRITE (IBA A19.4): 8 bytes to an aligned address in memory
+ * the QP may write, stored at once and after everything placed before it.
+ * A duplicate is only acknowledged, like any WRITE (never stored twice).
+ */
+static enum sroce_resp_err sroce_resp_atomic_write(struct sroce_qp *qp,
+						   struct sk_buff *skb)
+{
+	struct sroce_reth *reth = sroce_ext(skb, 0);
+	u64 va = be64_to_cpu(reth->va), val;
+	struct sroce_mr *mr;
+	int err;
+
+	if (be32_to_cpu(reth->len) != 8 || sroce_pkt(skb)->paylen != 8 ||
+	    (va & 7))
+		return SROCE_RESP_INV_REQ;
+	mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey), va, 8,
+			    IB_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		return SROCE_RESP_ACCESS;
+	memcpy(&val, sroce_ext(skb, sizeof(*reth)), 8);
+	err = sroce_mr_store64(mr, va, val);
+	sroce_mr_put(mr);
+	if (err)
+		return err == -EINVAL ? SROCE_RESP_INV_REQ : SROCE_RESP_ACCESS;
+	return SROCE_RESP_OK;
+}
+
 /* SEND: into the receive WQE's buffers, after what came before. */
 static enum sroce_resp_err sroce_resp_send(struct sroce_qp *qp,
 					   struct sk_buff *skb)
@@ -718,8 +746,12 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 		if (e)
 			return e == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_OP_ERR;
 	}
-	err = pkt->flags & SROCE_F_WRITE ? sroce_resp_write(qp, skb) :
-					   sroce_resp_send(qp, skb);
+	if (pkt->flags & SROCE_F_ATOMIC_WRITE)
+		err = sroce_resp_atomic_write(qp, skb);
+	else if (pkt->flags & SROCE_F_WRITE)
+		err = sroce_resp_write(qp, skb);
+	else
+		err = sroce_resp_send(qp, skb);
 	if (err)
 		return err;
 	return sroce_resp_finish(qp, skb);

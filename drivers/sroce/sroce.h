@@ -165,6 +165,15 @@ enum sroce_wqe_state {
 };
 
 /*
+ * IBA 1.5's RDMA ATOMIC WRITE as the user ABI numbers it (work request 15,
+ * completion 9, device capability bit 40: IB_UVERBS_WR_ATOMIC_WRITE and
+ * friends); the kernel's own enums have it only from 6.2.
+ */
+#define SROCE_WR_ATOMIC_WRITE		15
+#define SROCE_WC_ATOMIC_WRITE		9
+#define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+
+/*
  * RC PSNs a requester may have unacknowledged: at most 512 (rdma_rxe's
  * limit too), at least 16; halved at each loss (comp.c).
  */
@@ -515,6 +524,7 @@ void sroce_crc_init(void);
 /* mr.c: data movement */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  bool to_mr);
+int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val);
 int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,

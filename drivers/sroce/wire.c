@@ -68,4 +68,12 @@ const struct sroce_opcode_info sroce_opcodes[SROCE_OP_NUM] = {
 				     SROCE_F_PAYLOAD | SROCE_F_ONLY |
 				     SROCE_F_RWR | SROCE_F_COMP | SROCE_F_IETH,
 				     BTH + IETH },
+	/*
+	 * RDMA ATOMIC WRITE (IBA 1.5, A19.4): a WRITE ONLY of exactly 8
+	 * aligned bytes, stored at once; RC only; answered by an ACK.
+	 */
+	[SROCE_OP_ATOMIC_WRITE] = { SROCE_F_REQ | SROCE_F_WRITE |
+				    SROCE_F_PAYLOAD | SROCE_F_ONLY |
+				    SROCE_F_RETH | SROCE_F_ATOMIC_WRITE,
+				    BTH + RETH },
 };

@@ -96,6 +96,7 @@ enum {
 	SROCE_OP_FETCH_ADD	= 0x14,
 	SROCE_OP_SEND_LAST_INV	= 0x16,
 	SROCE_OP_SEND_ONLY_INV	= 0x17,
+	SROCE_OP_ATOMIC_WRITE	= 0x1d,	/* IBA 1.5 */
 	SROCE_OP_NUM		= 0x20,
 };
 
@@ -122,6 +123,7 @@ enum sroce_op_flags {
 	SROCE_F_UC_OK	= BIT(18),	/* valid on UC too */
 	SROCE_F_UD_OK	= BIT(19),	/* valid on UD (with DETH) */
 	SROCE_F_LOCAL	= BIT(20),	/* a local operation, not on the wire */
+	SROCE_F_ATOMIC_WRITE = BIT(21),	/* 8 bytes stored at once (a WRITE) */
 };
 
 #define SROCE_F_ONLY	(SROCE_F_FIRST | SROCE_F_LAST)

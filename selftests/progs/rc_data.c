@@ -107,6 +107,7 @@ static struct ibv_qp *make_qp(struct side *s, int ex)
 		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		a.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
 				   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+				   IBV_QP_EX_WITH_ATOMIC_WRITE |
 				   IBV_QP_EX_WITH_SEND;
 	}
 	return ibv_create_qp_ex(s->ctx, &a);
@@ -491,6 +492,66 @@ static void one_error(const char *what, enum ibv_wr_opcode opc, uint64_t raddr,
 	destroy_pair(qa, qb);
 }
 
+/* One RDMA ATOMIC WRITE of @val on a fresh pair: 0 and its completion. */
+static int atomic_write1(uint64_t raddr, uint32_t rkey, uint64_t val,
+			 struct ibv_wc *wc)
+{
+	struct ibv_qp *qa, *qb;
+	struct ibv_qp_ex *qx;
+	int n = 0;
+
+	if (pair(&qa, &qb, &default_opts, &default_opts, 1))
+		return -1;
+	qx = ibv_qp_to_qp_ex(qa);
+	ibv_wr_start(qx);
+	qx->wr_id = 13;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, rkey, raddr, &val);
+	if (!ibv_wr_complete(qx))
+		n = poll_n(A.cq, wc, 1, 30);
+	destroy_pair(qa, qb);
+	return n == 1 ? 0 : -1;
+}
+
+/*
+ * RDMA ATOMIC WRITE (IBA 1.5): 8 bytes placed and nothing around them,
+ * completed as IBV_WC_ATOMIC_WRITE; misaligned: remote invalid request;
+ * to an MR without remote write: remote access error.
+ */
+static void atomic_writes(void)
+{
+	uint64_t rbase = (uintptr_t)B.buf, val = 0x0123456789abcdefULL, got;
+	struct ibv_wc wc;
+	struct ibv_mr *ro;
+	int r;
+
+	memset(B.buf, 0x5a, 24);
+	r = atomic_write1(rbase + 8, B.mr->rkey, val, &wc);
+	check(!r && wc.status == IBV_WC_SUCCESS &&
+	      wc.opcode == IBV_WC_ATOMIC_WRITE && wc.byte_len == 8,
+	      "ATOMIC WRITE completes (got %s, opcode %d, %u bytes)",
+	      r ? "nothing" : ibv_wc_status_str(wc.status),
+	      r ? -1 : (int)wc.opcode, r ? 0 : wc.byte_len);
+	memcpy(&got, (char *)B.buf + 8, 8);
+	check(got == val && ((unsigned char *)B.buf)[7] == 0x5a &&
+	      ((unsigned char *)B.buf)[16] == 0x5a,
+	      "ATOMIC WRITE placed its 8 bytes and nothing else");
+	r = atomic_write1(rbase + 4, B.mr->rkey, val, &wc);
+	check(!r && wc.status == IBV_WC_REM_INV_REQ_ERR,
+	      "misaligned ATOMIC WRITE: %s (got %s)",
+	      ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR),
+	      r ? "nothing" : ibv_wc_status_str(wc.status));
+	ro = ibv_reg_mr(B.pd, B.buf, 4096, IBV_ACCESS_REMOTE_READ);
+	if (!ro)
+		return;
+	r = atomic_write1(rbase, ro->rkey, val, &wc);
+	check(!r && wc.status == IBV_WC_REM_ACCESS_ERR,
+	      "ATOMIC WRITE to an MR without remote write: %s (got %s)",
+	      ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR),
+	      r ? "nothing" : ibv_wc_status_str(wc.status));
+	ibv_dereg_mr(ro);
+}
+
 static void errors(void)
 {
 	uint64_t rbase = (uintptr_t)B.buf;
@@ -536,6 +597,8 @@ static void errors(void)
 		      n ? ibv_wc_status_str(wc[0].status) : "nothing");
 		destroy_pair(qa, qb);
 	}
+
+	atomic_writes();
 
 	/* RNR: no receive posted, rnr_retry 0. */
 	o = default_opts;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Error paths with their exact work completion status: bad rkey, outside
-# the MR, no remote write, misaligned atomic, RNR, retry exhaustion, flush.
+# the MR, no remote write, misaligned atomic, RNR, retry exhaustion, flush;
+# RDMA ATOMIC WRITE placed, misaligned and without remote write.
 . /tests/lib.sh
 
 rdma_pair
