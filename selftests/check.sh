@@ -57,7 +57,7 @@ if [ -n "$tests" ]; then
 	done
 	[ -n "$tests" ] || [ "$two_host" = 1 ] || tests=none
 fi
-OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,cm/rping,kernel/nvme_rdma}
+OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,cm/rping,kernel/nvme_rdma}
 # The debug kernel beside the others: everything but the load tests, whose
 # bulk traffic (perftest over all sizes, 1,000 x 64 KiB, 320 MiB of READs)
 # takes tens of minutes under KASAN and TCG and finds nothing the others do

@@ -21,6 +21,8 @@ PKGS=(
 	# RDMA user space that runs inside the VM
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev iproute2
+	# rdma-core's own test suite (tests/rdmacore/pyverbs.sh)
+	python3-pyverbs
 	# make bench's chart
 	gnuplot-nox
 )

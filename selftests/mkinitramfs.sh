@@ -147,6 +147,44 @@ copy_bin() {
 
 SHIPPED=()  # basenames of real binaries (no busybox applet link for these)
 
+# ship_pyverbs: python3 with the part of its standard library a test suite
+# needs (compiled files kept, so that nothing compiles under TCG), pyverbs,
+# and rdma-core's own test suite as python3-pyverbs ships it (gunzipped) in
+# /usr/share/rdma-core-tests: the installed pyverbs's version, exactly
+# (tests/rdmacore/pyverbs.sh).
+PY_SKIP='config-*|test|idlelib|tkinter|turtledemo|ensurepip|lib2to3|pydoc_data|distutils|site-packages|dist-packages|venv|sqlite3|curses|dbm|__phello__'
+PY_SKIP_SO='_test*|xx*|_ctypes_test*|_curses*|readline*|_dbm*|nis*|ossaudiodev*|audioop*|_sqlite3*|_tkinter*'
+ship_pyverbs() {
+	local py lib f n docs=/usr/share/doc/rdma-core/tests
+	dpkg -s python3-pyverbs >/dev/null 2>&1 || die "package python3-pyverbs is not installed"
+	py=$(readlink -f /usr/bin/python3)
+	lib=/usr/lib/$(basename "$py")
+	ship /usr/bin/python3
+	mkdir -p "$ST$lib" "$ST/usr/lib/python3/dist-packages" "$ST/usr/share/rdma-core-tests"
+	for f in "$lib"/*; do
+		n=${f##*/}
+		# shellcheck disable=SC2254
+		case $n in $PY_SKIP) continue ;; esac
+		[[ -L $f ]] && continue		# sitecustomize.py -> /etc
+		cp -a "$f" "$ST$lib/"
+	done
+	find "$ST$lib" -name '*.opt-[12].pyc' -delete
+	rm -f "$ST$lib"/lib-dynload/*
+	for f in "$lib"/lib-dynload/*.so; do
+		n=${f##*/}
+		# shellcheck disable=SC2254
+		case $n in $PY_SKIP_SO) continue ;; esac
+		cp -p "$f" "$ST$lib/lib-dynload/"
+		copy_libs "$f"
+	done
+	cp -a /usr/lib/python3/dist-packages/pyverbs "$ST/usr/lib/python3/dist-packages/"
+	while read -r f; do
+		copy_libs "$f"
+	done < <(find /usr/lib/python3/dist-packages/pyverbs -name '*.so')
+	cp -p "$docs"/* "$ST/usr/share/rdma-core-tests/"
+	gunzip -f "$ST"/usr/share/rdma-core-tests/*.gz
+}
+
 ship() {  # ship SRC [DEST]
 	local dst=${2:-$1}
 	copy_bin "$1" "$dst"
@@ -213,6 +251,8 @@ libgcc=$(ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ && !f { print $NF; f = 1 
 [[ -n $libgcc ]] || libgcc=/lib/x86_64-linux-gnu/libgcc_s.so.1
 [[ -f $libgcc ]] || die "libgcc_s.so.1 not found"
 copy_file "$libgcc"
+
+ship_pyverbs
 
 # our own test programs
 for b in "${EXTRA_BINS[@]}"; do
