@@ -39,10 +39,14 @@ wait_for 10 "IPv4 GID" gid_index sroce_py 198.51.100.1
 	fail "the netdev is not under /sys/class/infiniband/sroce_py/device/net"
 
 hp=/proc/sys/vm/nr_hugepages
-hp0=$(cat $hp)
-echo 16 >$hp
-at_exit "echo $hp0 >$hp"
-(($(cat $hp) > 0)) || fail "no 2 MiB huge page could be allocated"
+if [[ -e $hp ]]; then
+	hp0=$(cat $hp)
+	echo 16 >$hp
+	at_exit "echo $hp0 >$hp"
+	(($(cat $hp) > 0)) || fail "no 2 MiB huge page could be allocated"
+else
+	log "no huge pages in this kernel (the debug kernel has no HUGETLBFS)"
+fi
 
 declare -A N=([PASS]=0 [FAIL]=0 [ERROR]=0 [SKIP]=0)
 bad=()
