@@ -418,6 +418,11 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter cause);
 enum sroce_counter sroce_nak_counter(u8 code, bool sent);
 
+/* restrack.c: "rdma resource show ... -dd" */
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+
 /* device.c */
 struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);
 int sroce_dev_register(struct sroce_dev *sdev, const char *name);
