@@ -152,7 +152,7 @@ SHIPPED=()  # basenames of real binaries (no busybox applet link for these)
 # and rdma-core's own test suite as python3-pyverbs ships it (gunzipped) in
 # /usr/share/rdma-core-tests: the installed pyverbs's version, exactly
 # (tests/rdmacore/pyverbs.sh).
-PY_SKIP='config-*|test|idlelib|tkinter|turtledemo|ensurepip|lib2to3|pydoc_data|distutils|site-packages|dist-packages|venv|sqlite3|curses|dbm|__phello__'
+PY_SKIP='config-*|lib-dynload|test|idlelib|tkinter|turtledemo|ensurepip|lib2to3|pydoc_data|distutils|site-packages|dist-packages|venv|sqlite3|curses|dbm|__phello__'
 PY_SKIP_SO='_test*|xx*|_ctypes_test*|_curses*|readline*|_dbm*|nis*|ossaudiodev*|audioop*|_sqlite3*|_tkinter*'
 ship_pyverbs() {
 	local py lib f n docs=/usr/share/doc/rdma-core/tests
@@ -160,7 +160,8 @@ ship_pyverbs() {
 	py=$(readlink -f /usr/bin/python3)
 	lib=/usr/lib/$(basename "$py")
 	ship /usr/bin/python3
-	mkdir -p "$ST$lib" "$ST/usr/lib/python3/dist-packages" "$ST/usr/share/rdma-core-tests"
+	mkdir -p "$ST$lib/lib-dynload" "$ST/usr/lib/python3/dist-packages" \
+		"$ST/usr/share/rdma-core-tests"
 	for f in "$lib"/*; do
 		n=${f##*/}
 		# shellcheck disable=SC2254
@@ -169,7 +170,6 @@ ship_pyverbs() {
 		cp -a "$f" "$ST$lib/"
 	done
 	find "$ST$lib" -name '*.opt-[12].pyc' -delete
-	rm -f "$ST$lib"/lib-dynload/*
 	for f in "$lib"/lib-dynload/*.so; do
 		n=${f##*/}
 		# shellcheck disable=SC2254

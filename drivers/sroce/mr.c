@@ -455,6 +455,19 @@ int sroce_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 }
 
 /*
+ * Where @iova lies in a user or fast-registration MR's pages: bytes from
+ * the start of its first page (page index = offset >> page_shift).
+ */
+static u64 sroce_mr_offset(const struct sroce_mr *mr, u64 iova)
+{
+	u64 pgsz = 1ULL << mr->page_shift;
+
+	if (mr->type == SROCE_MR_USER)
+		return iova - mr->iova + ib_umem_offset(mr->umem);
+	return iova - mr->ibmr.iova + (mr->ibmr.iova & (pgsz - 1));
+}
+
+/*
  * Copy between @buf and the memory an MR maps at @iova (to_mr: into the
  * MR). The caller has checked that [iova, iova + len) lies in the MR.
  */
@@ -476,11 +489,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	}
 
 	pgsz = 1ULL << mr->page_shift;
-	if (mr->type == SROCE_MR_USER)
-		off = iova - mr->iova + ib_umem_offset(mr->umem);
-	else
-		off = iova - mr->ibmr.iova + (mr->ibmr.iova & (pgsz - 1));
-
+	off = sroce_mr_offset(mr, iova);
 	while (len) {
 		u64 idx = off >> mr->page_shift;
 		u32 in = off & (pgsz - 1);
@@ -559,7 +568,7 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
  */
 int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val)
 {
-	u64 pgsz = 1ULL << mr->page_shift, off, idx;
+	u64 off, idx;
 	u32 in;
 	u8 *va;
 
@@ -570,12 +579,9 @@ int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val)
 		smp_store_release((u64 *)va, val);
 		return 0;
 	}
-	if (mr->type == SROCE_MR_USER)
-		off = iova - mr->iova + ib_umem_offset(mr->umem);
-	else
-		off = iova - mr->ibmr.iova + (mr->ibmr.iova & (pgsz - 1));
+	off = sroce_mr_offset(mr, iova);
 	idx = off >> mr->page_shift;
-	in = off & (pgsz - 1);
+	in = off & ((1ULL << mr->page_shift) - 1);
 	if (idx >= mr->npages)
 		return -EFAULT;
 	if (in & 7)
