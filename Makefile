@@ -17,6 +17,7 @@
 #   make fuzz       fuzz the packet checks in user space (FUZZ_RUNS=N)
 #   make sparse     build under sparse, failing on any warning
 #   make install    install the module for the running kernel
+#   make deb        build/deb/sroce-dkms_VERSION_all.deb, a Debian DKMS package
 #   make deps       install the Debian packages that build and tests need
 #
 #   KVER=6.1|6.12|7.2 builds against, checks, runs or benches on that Debian
@@ -42,7 +43,7 @@ PROBED := drivers/sroce/compat_probed.h
 T ?= *
 
 .PHONY: all modules probe clean deps check check2 run bench bench-host sparse \
-	install fuzz
+	install fuzz deb
 
 all: modules
 
@@ -85,6 +86,19 @@ clean:
 
 deps:
 	selftests/deps.sh
+
+# The package is built from a copy of the tracked files, so that nothing
+# built in this tree ends up in /usr/src/sroce-VERSION.
+DEB_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+deb:
+	@command -v dh_dkms >/dev/null || \
+		apt-get install -y --no-install-recommends debhelper dh-dkms
+	rm -rf build/deb
+	mkdir -p build/deb/sroce-$(DEB_VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+		cpio --quiet -0 -pdm build/deb/sroce-$(DEB_VERSION)
+	cd build/deb/sroce-$(DEB_VERSION) && dpkg-buildpackage -b -us -uc
+	@ls build/deb/sroce-dkms_$(DEB_VERSION)_all.deb
 
 check:
 	selftests/deps.sh

@@ -133,8 +133,10 @@ t_spdx() {
 	local f l bad=0
 	while IFS= read -r f; do
 		case "$f" in LICENSE) continue ;; esac
+		# a file whose format has no comments (an image, a Debian
+		# changelog) has its SPDX line in FILE.license beside it
 		l=$f
-		case "$f" in *.png) l=$f.license ;; esac
+		[ -f "$f.license" ] && l=$f.license
 		if ! head -n 3 "$l" 2>/dev/null | grep -q 'SPDX-License-Identifier:'; then
 			echo "no SPDX line: $f"
 			bad=1
@@ -172,10 +174,19 @@ t_pcap_checker() {
 	python3 selftests/roce_pcap_test.py -v
 }
 
-# DKMS builds and installs the module from a source copy, for KREL, in a
-# private DKMS tree (the host's /var/lib/dkms and /lib/modules are untouched).
-t_dkms() {
-	selftests/dkms-test.sh "$KREL" "$KDIR"
+# The Debian DKMS package: make deb, then deb-test.sh installs it with apt
+# in a throwaway overlay of this host, where DKMS builds it for 6.1 (the
+# headers deps.sh installs) and, on 6.12, for 6.12 as well; it checks the
+# installed modules and removes the package. The host's packages, DKMS
+# state and module trees are untouched. The module installed for KREL goes
+# into the initramfs for tests/device/deb_module.sh.
+t_deb() {
+	local k
+	k=("$(eval "$(selftests/kernels.sh env 6.1)" && echo "$KREL=$KDIR")") || return 1
+	rm -rf "$build/deb-test"
+	[ "$k" = "$KREL=$KDIR" ] || k+=("$KREL=$KDIR")
+	make -s deb >"$build/deb-build.log" 2>&1 || { cat "$build/deb-build.log"; return 1; }
+	selftests/deb-test.sh "$(ls build/deb/sroce-dkms_*_all.deb)" "$build/deb-test" "${k[@]}"
 }
 
 # vm_initramfs: the current kernel's initramfs, with this module build and
@@ -185,6 +196,8 @@ vm_initramfs() {
 	for p in "$build"/progs/*; do
 		[ -x "$p" ] && extra+=(--extra-bin "$p")
 	done
+	p=$build/deb-test/$KREL/sroce.ko
+	[ -f "$p" ] && extra+=(--deb-ko "$p")
 	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
 		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
 		--out "$build/initramfs-$kver.cpio.gz" "${extra[@]}" >"$log" 2>&1 ||
@@ -441,7 +454,7 @@ for kver in $bg_kernels $fg_kernels; do
 		host_test fuzz-parse t_fuzz
 		host_test pcap-checker t_pcap_checker
 	fi
-	case $kver in 6.1|6.12) host_test dkms t_dkms ;; esac
+	case $kver in 6.1|6.12) host_test deb t_deb ;; esac
 
 	globs=$OTHER_TESTS
 	[ $lead = 1 ] && globs='*'

@@ -11,8 +11,10 @@ PKGS=(
 	make gcc libc6-dev kmod sparse dwarves xz-utils
 	# the parser fuzzer (selftests/fuzz/): clang with libFuzzer
 	clang libclang-rt-14-dev
-	# other kernels (selftests/kernels.sh) and the DKMS test
-	debootstrap dkms
+	# other kernels (selftests/kernels.sh)
+	debootstrap
+	# make deb and its test (selftests/deb-test.sh)
+	dkms debhelper dh-dkms dpkg-dev
 	linux-headers-amd64
 	# the debug kernel (KVER=debug), built from bookworm's source
 	linux-source-6.1 bc bison flex libelf-dev

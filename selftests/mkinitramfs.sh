@@ -7,10 +7,12 @@
 #
 # Usage: mkinitramfs.sh --kver KVER [--modroot DIR] --ko PATH/sroce.ko [--ko more.ko]
 #                       [--tests DIR] [--tests2 DIR] --out FILE.cpio.gz [--extra-bin PATH]...
+#                       [--deb-ko PATH]
 #
 # --tests2 adds the two-host tests (selftests/tests-2host) as /tests/2host,
 # for selftests/vm2.sh; the one-VM image leaves them out, where they could
-# only fail.
+# only fail. --deb-ko adds the module the Debian package built (deb-test.sh)
+# as /lib/sroce-deb/sroce.ko, for tests/device/deb_module.sh.
 set -euo pipefail
 trap 'echo "mkinitramfs: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
@@ -30,6 +32,7 @@ TESTS2=""
 OUT=""
 KOS=()
 EXTRA_BINS=()
+DEB_KO=""
 
 while (($#)); do
 	case $1 in
@@ -40,6 +43,7 @@ while (($#)); do
 	--tests2) TESTS2=${2:?}; shift 2 ;;
 	--out) OUT=${2:?}; shift 2 ;;
 	--extra-bin) EXTRA_BINS+=("${2:?}"); shift 2 ;;
+	--deb-ko) DEB_KO=${2:?}; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) echo "mkinitramfs: unknown argument: $1" >&2; usage ;;
 	esac
@@ -319,6 +323,12 @@ for ko in "${KOS[@]}"; do
 	cp "$ko" "$IMGMOD/extra/$(basename "$ko")"
 done
 depmod -b "$ST" "$KVER"
+# the module the Debian package installed, outside the module tree so that
+# modprobe never picks it (tests/device/deb_module.sh insmods it)
+if [[ -n $DEB_KO ]]; then
+	mkdir -p "$ST/lib/sroce-deb"
+	cp "$DEB_KO" "$ST/lib/sroce-deb/sroce.ko"
+fi
 
 # --- tests and init --------------------------------------------------------------
 cp -r "$TESTS/." "$ST/tests/"

@@ -4,6 +4,7 @@
  * and port queries, and the port state that follows the netdev.
  */
 #include <linux/if_arp.h>
+#include <linux/stringify.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
@@ -19,25 +20,32 @@
  */
 static unsigned int max_qp = SROCE_MAX_QP;
 module_param(max_qp, uint, 0444);
-MODULE_PARM_DESC(max_qp, "Maximum number of QPs per device");
+MODULE_PARM_DESC(max_qp, "Maximum number of QPs per device, 1 to "
+		 __stringify(SROCE_MAX_QP) " (the default)");
 static unsigned int max_cq = SROCE_MAX_CQ;
 module_param(max_cq, uint, 0444);
-MODULE_PARM_DESC(max_cq, "Maximum number of CQs per device");
+MODULE_PARM_DESC(max_cq, "Maximum number of CQs per device, 1 to "
+		 __stringify(SROCE_MAX_CQ) " (the default)");
 static unsigned int max_pd = SROCE_MAX_PD;
 module_param(max_pd, uint, 0444);
-MODULE_PARM_DESC(max_pd, "Maximum number of PDs per device");
+MODULE_PARM_DESC(max_pd, "Maximum number of PDs per device, 1 to "
+		 __stringify(SROCE_MAX_PD) " (the default)");
 static unsigned int max_srq = SROCE_MAX_SRQ;
 module_param(max_srq, uint, 0444);
-MODULE_PARM_DESC(max_srq, "Maximum number of SRQs per device");
+MODULE_PARM_DESC(max_srq, "Maximum number of SRQs per device, 1 to "
+		 __stringify(SROCE_MAX_SRQ) " (the default)");
 static unsigned int max_mr = SROCE_MAX_MR;
 module_param(max_mr, uint, 0444);
-MODULE_PARM_DESC(max_mr, "Maximum number of MRs per device");
+MODULE_PARM_DESC(max_mr, "Maximum number of MRs per device, 1 to "
+		 __stringify(SROCE_MAX_MR) " (the default)");
 static unsigned int max_mw = SROCE_MAX_MW;
 module_param(max_mw, uint, 0444);
-MODULE_PARM_DESC(max_mw, "Maximum number of MWs per device");
+MODULE_PARM_DESC(max_mw, "Maximum number of MWs per device, 1 to "
+		 __stringify(SROCE_MAX_MW) " (the default)");
 static unsigned int max_ah = SROCE_MAX_AH;
 module_param(max_ah, uint, 0444);
-MODULE_PARM_DESC(max_ah, "Maximum number of AHs per device");
+MODULE_PARM_DESC(max_ah, "Maximum number of AHs per device, 1 to "
+		 __stringify(SROCE_MAX_AH) " (the default)");
 
 static u32 sroce_limit(unsigned int param, u32 max)
 {
