@@ -422,6 +422,9 @@ enum sroce_counter sroce_nak_counter(u8 code, bool sent);
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int sroce_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
+int sroce_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
+int sroce_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr);
 
 /* device.c */
 struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);
