@@ -25,6 +25,8 @@ PKGS=(
 	libibverbs-dev librdmacm-dev iproute2
 	# rdma-core's own test suite (tests/rdmacore/pyverbs.sh)
 	python3-pyverbs
+	# the NFS tools' libraries (the tools themselves: selftests/nfs-tools.sh)
+	libwrap0 libtirpc3
 	# make bench's chart
 	gnuplot-nox
 )
