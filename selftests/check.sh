@@ -280,12 +280,12 @@ two_host_plan() {
 }
 # The tests of a pairing with rdma_rxe: every case but connect300 and
 # lossy, on 6.1. 7.2 runs perftest's latency tests at 2 B only
-# (perftest_short) and no NFS: the full lists took the CI past 80 minutes,
+# (perftest_short) and no NFS or iSER: the full lists took the CI past 80 minutes,
 # and the cases left out run the same sroce code paths on 6.1.
 # sroce:sroce pairings run connect300 and lossy with the bulk and pingpong
 # tests at their path MTU (the rest would add 5 minutes there). make
 # check2 and "make check T=2host/..." run any test on any pairing.
-TWO_HOST_RXE_TESTS=2host/cm,2host/nfs,2host/nvme,2host/perftest,2host/pingpong,2host/pingpongs,2host/read_bw,2host/send_bw,2host/write_bw
+TWO_HOST_RXE_TESTS=2host/cm,2host/iser,2host/nfs,2host/nvme,2host/perftest,2host/pingpong,2host/pingpongs,2host/read_bw,2host/send_bw,2host/write_bw
 TWO_HOST_RXE_TESTS_7_2=2host/cm,2host/nvme,2host/perftest_short,2host/pingpong,2host/pingpongs,2host/read_bw,2host/send_bw,2host/write_bw
 TWO_HOST_SROCE_TESTS=2host/connect300,2host/lossy,2host/pingpong,2host/read_bw,2host/send_bw,2host/write_bw
 
@@ -304,8 +304,8 @@ two_host_initramfs() {
 	for p in "$build"/progs/*; do
 		[ -x "$p" ] && extra+=(--extra-bin "$p")
 	done
-	p=$(selftests/nfs-tools.sh 2>>"$log") || { cat "$log"; failed=$((failed + 1)); return 2; }
-	extra+=(--nfs-tools "$p")
+	p=$(selftests/ulp-tools.sh 2>>"$log") || { cat "$log"; failed=$((failed + 1)); return 2; }
+	extra+=(--ulp-tools "$p")
 	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
 		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
 		--tests2 "$top/selftests/tests-2host" \

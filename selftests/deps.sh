@@ -25,8 +25,8 @@ PKGS=(
 	libibverbs-dev librdmacm-dev iproute2
 	# rdma-core's own test suite (tests/rdmacore/pyverbs.sh)
 	python3-pyverbs
-	# the NFS tools' libraries (the tools themselves: selftests/nfs-tools.sh)
-	libwrap0 libtirpc3
+	# the NFS and iSCSI tools' libraries (the tools: selftests/ulp-tools.sh)
+	libwrap0 libtirpc3 libisns0 libopeniscsiusr
 	# make bench's chart
 	gnuplot-nox
 )

@@ -7,13 +7,14 @@
 #
 # Usage: mkinitramfs.sh --kver KVER [--modroot DIR] --ko PATH/sroce.ko [--ko more.ko]
 #                       [--tests DIR] [--tests2 DIR] --out FILE.cpio.gz [--extra-bin PATH]...
-#                       [--deb-ko PATH] [--nfs-tools DIR]
+#                       [--deb-ko PATH] [--ulp-tools DIR]
 #
 # --tests2 adds the two-host tests (selftests/tests-2host) as /tests/2host,
 # for selftests/vm2.sh; the one-VM image leaves them out, where they could
 # only fail. --deb-ko adds the module the Debian package built (deb-test.sh)
-# as /lib/sroce-deb/sroce.ko, for tests/device/deb_module.sh. --nfs-tools
-# adds the NFS server and client from the tree nfs-tools.sh unpacked.
+# as /lib/sroce-deb/sroce.ko, for tests/device/deb_module.sh. --ulp-tools
+# adds the NFS server and client and the iSCSI initiator from the tree
+# ulp-tools.sh unpacked.
 set -euo pipefail
 trap 'echo "mkinitramfs: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
@@ -34,7 +35,7 @@ OUT=""
 KOS=()
 EXTRA_BINS=()
 DEB_KO=""
-NFS_TOOLS=""
+ULP_TOOLS=""
 
 while (($#)); do
 	case $1 in
@@ -46,7 +47,7 @@ while (($#)); do
 	--out) OUT=${2:?}; shift 2 ;;
 	--extra-bin) EXTRA_BINS+=("${2:?}"); shift 2 ;;
 	--deb-ko) DEB_KO=${2:?}; shift 2 ;;
-	--nfs-tools) NFS_TOOLS=${2:?}; shift 2 ;;
+	--ulp-tools) ULP_TOOLS=${2:?}; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) echo "mkinitramfs: unknown argument: $1" >&2; usage ;;
 	esac
@@ -261,24 +262,26 @@ copy_file "$libgcc"
 
 ship_pyverbs
 
-# ship_nfs DIR: rpcbind, the NFS server's daemons and mount.nfs, from the
-# packages nfs-tools.sh unpacked in DIR, and what they read in /etc
-ship_nfs() {
+# ship_ulp DIR: rpcbind, the NFS server's daemons, mount.nfs, iscsid and
+# iscsiadm, from the packages ulp-tools.sh unpacked in DIR, and what they
+# read in /etc
+ship_ulp() {
 	local d=$1 f
 	for f in sbin/rpcbind sbin/mount.nfs usr/sbin/rpc.nfsd usr/sbin/rpc.mountd \
-		usr/sbin/exportfs; do
-		[[ -x $d/$f ]] || die "$d/$f not found (selftests/nfs-tools.sh)"
+		usr/sbin/exportfs sbin/iscsid sbin/iscsiadm; do
+		[[ -x $d/$f ]] || die "$d/$f not found (selftests/ulp-tools.sh)"
 		ship "$d/$f" "/usr/sbin/${f##*/}"
 	done
 	ln -s mount.nfs "$ST/usr/sbin/mount.nfs4"
 	for f in /etc/netconfig /etc/services /etc/protocols; do
 		copy_file "$f"
 	done
-	mkdir -p "$ST/var/lib/nfs" "$ST/run/rpcbind"
+	mkdir -p "$ST/var/lib/nfs" "$ST/run/rpcbind" "$ST/etc/iscsi" "$ST/var/lib/iscsi"
+	cp "$d/etc/iscsi/iscsid.conf" "$ST/etc/iscsi/"
 	echo '_rpc:x:102:65534::/run/rpcbind:/usr/sbin/nologin' >>"$ST/etc/passwd"
 	echo 'statd:x:103:65534::/var/lib/nfs:/usr/sbin/nologin' >>"$ST/etc/passwd"
 }
-[[ -n $NFS_TOOLS ]] && ship_nfs "$NFS_TOOLS"
+[[ -n $ULP_TOOLS ]] && ship_ulp "$ULP_TOOLS"
 
 # our own test programs
 for b in "${EXTRA_BINS[@]}"; do
@@ -303,7 +306,8 @@ done < <("$BUSYBOX" --list)
 # --- kernel modules -------------------------------------------------------------
 MODS=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm veth dummy udp_tunnel
 	ip6_udp_tunnel rdma_rxe nvme-rdma nvmet-rdma nvme-fabrics nvmet nvme-core
-	nfsd nfs nfsv3 nfsv4 rpcrdma
+	nfsd nfs nfsv3 nfsv4 rpcrdma target_core_file iscsi_target_mod ib_isert ib_iser iscsi_tcp crc32c_generic
+	sd_mod
 	null_blk bridge 8021q virtio_net virtio_pci ib_uverbs_support crc32_generic sch_netem
 	sch_ingress cls_matchall act_gact sch_prio cls_u32)
 

@@ -12,7 +12,7 @@ for m in nfsd nfs nfsv3 nfsv4 rpcrdma; do
 	modprobe $m 2>/dev/null || skip "no $m module"
 done
 for b in rpcbind rpc.nfsd rpc.mountd exportfs mount.nfs; do
-	command -v $b >/dev/null || skip "no $b in the image (selftests/nfs-tools.sh)"
+	command -v $b >/dev/null || skip "no $b in the image (selftests/ulp-tools.sh)"
 done
 exp=/srv/nfs
 mnt=/mnt/nfs
@@ -38,17 +38,15 @@ server_up() {
 }
 
 server_down() {
-	rpc.nfsd 0 2>/dev/null
-	exportfs -ua 2>/dev/null
+	rpc.nfsd 0 2>/dev/null || true
+	exportfs -ua 2>/dev/null || true
 	bg_kill mountd
 	bg_kill rpcbind
-	umount $exp 2>/dev/null
-	true
+	umount $exp 2>/dev/null || true
 }
 
 client_umount() {
-	grep -q " $mnt " /proc/mounts && umount $mnt
-	true
+	! grep -q " $mnt " /proc/mounts || umount $mnt || true
 }
 at_exit client_umount
 at_exit server_down
