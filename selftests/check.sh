@@ -286,8 +286,8 @@ two_host_plan() {
 # tests at their path MTU (the rest would add 5 minutes there). make
 # check2 and "make check T=2host/..." run any test on any pairing.
 TWO_HOST_RXE_TESTS=2host/cm,2host/iser,2host/nfs,2host/nvme,2host/perftest,2host/pingpong,2host/pingpongs,2host/read_bw,2host/send_bw,2host/write_bw
-TWO_HOST_RXE_TESTS_7_2=2host/cm,2host/nvme,2host/perftest_short,2host/pingpong,2host/pingpongs,2host/read_bw,2host/send_bw,2host/write_bw
-TWO_HOST_SROCE_TESTS=2host/connect300,2host/lossy,2host/pingpong,2host/read_bw,2host/send_bw,2host/write_bw
+TWO_HOST_RXE_TESTS_7_2=2host/atomic_write,2host/cm,2host/nvme,2host/perftest_short,2host/pingpong,2host/pingpongs,2host/read_bw,2host/send_bw,2host/write_bw
+TWO_HOST_SROCE_TESTS=2host/atomic_write,2host/connect300,2host/lossy,2host/pingpong,2host/read_bw,2host/send_bw,2host/write_bw
 
 # two_host_tests "A:B[@MTU] ...": each pairing in its own pair of VMs, logs
 # in build/vm2-KVER-A-B[-mtuN], the capture checker's report in its

@@ -262,7 +262,7 @@ class Checker:
         self.whole = 0                  # RoCE frames captured whole
         self.icrc_ok = 0
         self.t0 = None
-        self.reads = set()              # (src IP + dst IP, PSN) of READ requests
+        self.reads = set()              # (src IP + dst IP, PSN) of READs, ATOMIC WRITEs...
         self.mark()
 
     def mark(self):
@@ -429,7 +429,9 @@ class Checker:
         k = self.flow(ip, iphlen, b)
         p, op = b["psn"], b["op"]
         after = kind if pos in (F, M) else None
-        if op == 0x0c:
+        # READ, and FLUSH and ATOMIC WRITE: answered by READ responses
+        # (these two by one of no payload)
+        if op in (0x0c, 0x1c, 0x1d):
             self.reads.add((k[0], p))
         if req:
             st = self.req.get(k)

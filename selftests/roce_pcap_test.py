@@ -325,6 +325,9 @@ class CheckerTest(unittest.TestCase):
         # and the legal ones: on, or over again for a re-sent READ
         self.assert_clean(fs + [resp(0x0e, 14, payload=mtu), resp(0x0f, 15, payload=b"a")])
         self.assert_clean(fs + [roce(0x0c, 14), resp(0x10, 14, payload=b"a")])
+        # ATOMIC WRITE: answered by an empty READ response, as rdma_rxe does
+        self.assert_clean(good_frames() + [roce(0x1d, 13, ext=bytes(16), payload=bytes(8)),
+                                           resp(0x10, 13, syn=0x1f)])
         # PSN wrap
         self.assert_clean([roce(0x00, 0xffffff, payload=mtu), roce(0x02, 0, payload=b"a"),
                            roce(0x00, 0xffffff, payload=mtu)], mtu=0)

@@ -170,7 +170,7 @@ void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 	bool sig = qp->sq_sig_all || (wqe->wr.send_flags & IB_SEND_SIGNALED);
 
 	/* Counted while sent and unanswered (a rewind recounts). */
-	if ((wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+	if ((wqe->mask & SROCE_F_RD_ATOMIC) &&
 	    wqe->state == SROCE_WQE_SENT)
 		qp->req.rd_atomic -= !!qp->req.rd_atomic;
 	if (qp->req.wqe_index == qp->sq.index) {
@@ -253,7 +253,7 @@ static bool sroce_comp_done(struct sroce_qp *qp, bool have_psn, u32 psn)
 			sroce_send_wqe_complete(qp, wqe, wqe->status);
 		} else if (have_psn && (wqe->state == SROCE_WQE_SENT ||
 					wqe->state == SROCE_WQE_RESEND) &&
-			   !(wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+			   !(wqe->mask & SROCE_F_RD_ATOMIC) &&
 			   sroce_psn_cmp(wqe->last_psn, psn) <= 0) {
 			sroce_comp_ack_to(qp, wqe->last_psn);
 			sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
@@ -281,7 +281,7 @@ static bool sroce_comp_ack_covering(struct sroce_qp *qp, u32 psn)
 
 	sroce_comp_done(qp, true, psn);
 	wqe = sroce_comp_head(qp);
-	if (wqe && (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+	if (wqe && (wqe->mask & SROCE_F_RD_ATOMIC) &&
 	    sroce_wqe_has_psns(qp, wqe) &&
 	    sroce_psn_cmp(wqe->first_psn, psn) <= 0) {
 		sroce_comp_ack_to(qp, sroce_psn_add(wqe->first_psn, -1));
@@ -501,6 +501,17 @@ static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		return false;
 	}
 
+	if (wqe->mask & SROCE_F_ATOMIC_WRITE) {
+		/* Its answer: an RDMA READ response of no payload. */
+		if ((pkt->flags & SROCE_F_ONLY) != SROCE_F_ONLY || pkt->paylen ||
+		    !(pkt->flags & SROCE_F_READ)) {
+			sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);
+			return false;
+		}
+		sroce_comp_ack_to(qp, psn);
+		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
+		return false;
+	}
 	if (!(wqe->mask & SROCE_F_READ))
 		return false;
 	off = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;

@@ -239,7 +239,7 @@ static void sroce_req_resume(struct sroce_qp *qp)
 			break;
 		}
 		wqe->state = SROCE_WQE_SENT;
-		if (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC))
+		if (wqe->mask & SROCE_F_RD_ATOMIC)
 			qp->req.rd_atomic++;
 		qp->req.wqe_index = (qp->req.wqe_index + 1) &
 				    qp->sq.index_mask;
@@ -605,7 +605,7 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	if (rc && qp->req.offset == 0 &&
 	    (wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
 		return false;
-	if ((wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
+	if ((wqe->mask & SROCE_F_RD_ATOMIC) &&
 	    qp->req.offset == 0 &&
 	    qp->req.rd_atomic >= max_t(u32, qp->attr.max_rd_atomic, 1))
 		return false;
@@ -633,7 +633,7 @@ static bool sroce_req_step(struct sroce_qp *qp)
 		if (wqe->mask & SROCE_F_SEND)
 			sroce_count(to_sdev(qp->ibqp.device),
 				    SROCE_CNT_RDMA_SENDS);
-		if (wqe->mask & (SROCE_F_READ | SROCE_F_ATOMIC))
+		if (wqe->mask & SROCE_F_RD_ATOMIC)
 			qp->req.rd_atomic++;
 		wqe->state = rc ? SROCE_WQE_SENT : SROCE_WQE_DONE;
 		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;

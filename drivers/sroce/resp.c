@@ -311,6 +311,14 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
 
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_DUP_REQ);
 	sroce_hold_dup(qp, &qp->req_held, pkt->psn);
+	if (pkt->flags & SROCE_F_ATOMIC_WRITE) {
+		/* Stored once; its (empty) READ response is sent again. */
+		res = sroce_res_find(qp, pkt->psn);
+		if (res && res->atomic_write && res->first_psn == pkt->psn &&
+		    !qp->resp.read)
+			sroce_read_start(qp, res, pkt->psn, 0, 0);
+		return;
+	}
 	if (pkt->flags & (SROCE_F_SEND | SROCE_F_WRITE)) {
 		/*
 		 * Already done (C9-105): acknowledge again, with the newest
@@ -331,7 +339,8 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
 		/* Never execute an atomic twice: answer the saved value. */
 		if (res->first_psn == pkt->psn)
 			sroce_send_atomic_ack(qp, res);
-	} else if (!res->atomic && (pkt->flags & SROCE_F_READ)) {
+	} else if (!res->atomic && !res->atomic_write &&
+		   (pkt->flags & SROCE_F_READ)) {
 		sroce_resp_dup_read(qp, skb, res);
 	}
 }
@@ -501,8 +510,7 @@ static enum sroce_resp_err sroce_resp_check(struct sroce_qp *qp,
 		return SROCE_RESP_INV_REQ;
 	if (pkt->flags & SROCE_F_ATOMIC && !(access & IB_ACCESS_REMOTE_ATOMIC))
 		return SROCE_RESP_INV_REQ;
-	if ((pkt->flags & (SROCE_F_READ | SROCE_F_ATOMIC)) &&
-	    !qp->attr.max_dest_rd_atomic)
+	if ((pkt->flags & SROCE_F_RD_ATOMIC) && !qp->attr.max_dest_rd_atomic)
 		return SROCE_RESP_INV_REQ;
 	if (!sroce_pkt_len_ok(pkt, qp->mtu))
 		return SROCE_RESP_INV_REQ;
@@ -639,13 +647,17 @@ static enum sroce_resp_err sroce_resp_write(struct sroce_qp *qp,
 /*
  * RDMA ATOMIC WRITE (IBA A19.4): 8 bytes to an aligned address in memory
  * the QP may write, stored at once and after everything placed before it.
- * A duplicate is only acknowledged, like any WRITE (never stored twice).
+ * Like a READ it takes a responder resource and is answered by an RDMA
+ * READ response, of no payload (as rdma_rxe answers it, and expects); a
+ * duplicate gets that response again and is never stored twice.
  */
 static enum sroce_resp_err sroce_resp_atomic_write(struct sroce_qp *qp,
 						   struct sk_buff *skb)
 {
 	struct sroce_reth *reth = sroce_ext(skb, 0);
 	u64 va = be64_to_cpu(reth->va), val;
+	u32 psn = sroce_pkt(skb)->psn;
+	struct sroce_res *res;
 	struct sroce_mr *mr;
 	int err;
 
@@ -661,6 +673,13 @@ static enum sroce_resp_err sroce_resp_atomic_write(struct sroce_qp *qp,
 	sroce_mr_put(mr);
 	if (err)
 		return err == -EINVAL ? SROCE_RESP_INV_REQ : SROCE_RESP_ACCESS;
+	res = sroce_res_new(qp);
+	res->atomic_write = true;
+	res->first_psn = psn;
+	res->last_psn = psn;
+	qp->resp.msn++;
+	qp->resp.psn = sroce_psn_add(psn, 1);
+	sroce_read_start(qp, res, psn, 0, 0);
 	return SROCE_RESP_OK;
 }
 
@@ -738,6 +757,8 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 		return sroce_resp_read(qp, skb);
 	if (pkt->flags & SROCE_F_ATOMIC)
 		return sroce_resp_atomic(qp, skb);
+	if (pkt->flags & SROCE_F_ATOMIC_WRITE)
+		return sroce_resp_atomic_write(qp, skb);
 
 	/* SEND and WRITE with immediate: a receive WQE, RNR if none */
 	if ((pkt->flags & SROCE_F_RWR) && !qp->resp.has_wqe) {
@@ -746,9 +767,7 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 		if (e)
 			return e == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_OP_ERR;
 	}
-	if (pkt->flags & SROCE_F_ATOMIC_WRITE)
-		err = sroce_resp_atomic_write(qp, skb);
-	else if (pkt->flags & SROCE_F_WRITE)
+	if (pkt->flags & SROCE_F_WRITE)
 		err = sroce_resp_write(qp, skb);
 	else
 		err = sroce_resp_send(qp, skb);

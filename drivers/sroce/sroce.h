@@ -138,10 +138,11 @@ struct sroce_srq {
 	bool			is_user;
 };
 
-/* A responder resource: an RDMA READ or atomic kept for replay. */
+/* A responder resource: an RDMA READ, atomic or ATOMIC WRITE kept for replay. */
 struct sroce_res {
 	bool		valid;
 	bool		atomic;
+	bool		atomic_write;	/* answered by an empty READ response */
 	u32		first_psn;
 	u32		last_psn;
 	u64		va;

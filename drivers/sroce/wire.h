@@ -127,6 +127,13 @@ enum sroce_op_flags {
 };
 
 #define SROCE_F_ONLY	(SROCE_F_FIRST | SROCE_F_LAST)
+/*
+ * Requests that take a responder resource and are answered by a response
+ * of their own, never by an ACK alone: READ, the atomics, and ATOMIC WRITE
+ * (answered, like RDMA FLUSH, by an RDMA READ response of no payload, as
+ * rdma_rxe does).
+ */
+#define SROCE_F_RD_ATOMIC (SROCE_F_READ | SROCE_F_ATOMIC | SROCE_F_ATOMIC_WRITE)
 
 struct sroce_opcode_info {
 	u32	flags;
