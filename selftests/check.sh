@@ -180,6 +180,14 @@ t_pcap_checker() {
 # installed modules and removes the package. The host's packages, DKMS
 # state and module trees are untouched. The module installed for KREL goes
 # into the initramfs for tests/device/deb_module.sh.
+# sroce's copy of the core's private struct rdma_umap_priv matches this
+# kernel's (selftests/umap-priv.sh; the debug kernel has no BTF to read,
+# and its 6.1 source is the Debian 6.1 kernel's, which is checked).
+t_umap_priv() {
+	selftests/umap-priv.sh "$VMLINUZ" \
+		"$(ls "$MODROOT"/lib/modules/"$KREL"/kernel/drivers/infiniband/core/ib_core.ko* | head -1)"
+}
+
 t_deb() {
 	local k
 	k=("$(eval "$(selftests/kernels.sh env 6.1)" && echo "$KREL=$KDIR")") || return 1
@@ -457,6 +465,7 @@ for kver in $bg_kernels $fg_kernels; do
 		host_test pcap-checker t_pcap_checker
 	fi
 	case $kver in 6.1|6.12) host_test deb t_deb ;; esac
+	[ "$kver" = debug ] || host_test umap-priv t_umap_priv
 
 	globs=$OTHER_TESTS
 	[ $lead = 1 ] && globs='*'

@@ -196,6 +196,19 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 }
 
 /*
+ * The device is going away (rdma link delete, its netdev or namespace
+ * removed, rmmod) while a process still holds it open. Having this op makes
+ * the core disassociate the process instead of waiting for it to exit: it
+ * delivers IB_EVENT_DEVICE_FATAL, destroys the process's objects through
+ * the usual destroy verbs, zaps its ring mappings (see sroce_mmap()) and
+ * fails its further calls with EIO; nothing is left for sroce to do here.
+ * It also means uverbs holds no reference on the module for an open file.
+ */
+static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/*
  * Called by the core once the device is unregistered and the last user is
  * gone, whoever started the unregistration, and by ib_dealloc_device() for
  * a device that never got registered. Everything the device holds is
@@ -238,6 +251,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.fill_res_cq_entry = sroce_fill_res_cq_entry,
 	.fill_res_mr_entry = sroce_fill_res_mr_entry,
 	.fill_res_qp_entry = sroce_fill_res_qp_entry,

@@ -4,10 +4,15 @@
  *
  * A ring is one vmalloc_user() buffer. For user objects it is exported
  * through an rdma_user_mmap_entry whose offset is the cookie returned in
- * struct sroce_mminfo. A cookie maps once: a second mmap of it fails. Each
- * mapping holds a reference on the buffer (vm_ops open/close), so the buffer
- * outlives the object while it is mapped; the uverbs file, and with it the
- * module, stays referenced until the last mapping is gone.
+ * struct sroce_mminfo. A cookie maps once: a second mmap of it fails.
+ *
+ * A mapping keeps the core's vm_ops (no sroce code runs for it after the
+ * mmap call, so the module may go while it exists) and is recorded with the
+ * core like an rdma_user_mmap_io() one: it holds a reference on its entry,
+ * and through it on the buffer, so the buffer outlives its object while it
+ * is mapped; when the device goes away under the process (disassociate)
+ * the core zaps the mapping and drops that reference. Later accesses then
+ * reach one page the core substitutes, never the freed ring.
  */
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
@@ -124,26 +129,49 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
 	kfree(mm);
 }
 
-static void sroce_vm_open(struct vm_area_struct *vma)
-{
-	struct sroce_ring *ring = vma->vm_private_data;
-
-	kref_get(&ring->ref);
-}
-
-static void sroce_vm_close(struct vm_area_struct *vma)
-{
-	sroce_ring_put(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct sroce_vm_ops = {
-	.open = sroce_vm_open,
-	.close = sroce_vm_close,
+/*
+ * The core's record of a mapping (struct rdma_umap_priv in the core's
+ * private core_priv.h): allocated by the driver, initialised, listed and
+ * freed by the core (rdma_umap_priv_init(), rdma_umap_close()). Its layout
+ * has been these three members since 5.6; host/umap-priv checks it against
+ * the BTF of each kernel we build for.
+ */
+struct rdma_umap_priv {
+	struct vm_area_struct		*vma;
+	struct list_head		list;
+	struct rdma_user_mmap_entry	*entry;
 };
+
+void rdma_umap_priv_init(struct rdma_umap_priv *priv,
+			 struct vm_area_struct *vma,
+			 struct rdma_user_mmap_entry *entry);
+
+/*
+ * Map the ring page by page as PFNs, not with remap_vmalloc_range(): the
+ * core can zap only a VM_PFNMAP mapping (zap_vma_ptes()). Such a mapping
+ * holds no page references; the entry reference that rdma_umap_priv_init()
+ * takes keeps the ring until the mapping is closed or zapped.
+ */
+static int sroce_remap_ring(struct vm_area_struct *vma,
+			    struct sroce_ring *ring)
+{
+	unsigned long off;
+	int err;
+
+	for (off = 0; off < ring->size; off += PAGE_SIZE) {
+		err = remap_pfn_range(vma, vma->vm_start + off,
+				      vmalloc_to_pfn((char *)ring->buf + off),
+				      PAGE_SIZE, vma->vm_page_prot);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *entry;
+	struct rdma_umap_priv *priv;
 	struct sroce_mmap *mm;
 	int err;
 
@@ -157,17 +185,23 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		return -EINVAL;
 	mm = container_of(entry, struct sroce_mmap, rdma);
 
+	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
+	if (!priv) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (test_and_set_bit(0, &mm->used)) {
 		err = -EBUSY;
 		goto out;
 	}
-	err = remap_vmalloc_range(vma, mm->ring->buf, 0);
+	err = sroce_remap_ring(vma, mm->ring);
 	if (err)
 		goto out;
-	kref_get(&mm->ring->ref);
-	vma->vm_private_data = mm->ring;
-	vma->vm_ops = &sroce_vm_ops;
+	/* Takes its own reference on the entry; the core frees priv. */
+	rdma_umap_priv_init(priv, vma, entry);
+	priv = NULL;
 out:
+	kfree(priv);
 	rdma_user_mmap_entry_put(entry);
 	return err;
 }

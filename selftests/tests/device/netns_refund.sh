@@ -42,15 +42,16 @@ sent=$(cat /sys/class/infiniband/srf/ports/1/hw_counters/sent_pkts)
 (( sent > 0 )) || fail "no packet sent"
 
 # A process in init_net keeps the device open (with QPs, CQs and mapped
-# rings), so its unregistration cannot finish while the namespace dies: the
-# namespace's cleanup must wait for it, not close the sockets under it.
+# rings): the namespace's cleanup unregisters the device without waiting
+# for the process (sroce disassociates it, see device/disassociate), and
+# before it closes the namespace's sockets.
 bg_run holder verbs_churn srf 20 hold
 wait_for 60 "objects created" grep -q holding holder.log
 ip netns del rf
-sleep 2
-test -e /sys/class/infiniband/srf || fail "device gone while a process holds it"
+wait_for 60 "device removed with the namespace while held" \
+	test ! -e /sys/class/infiniband/srf
+kill -0 "${_BG_PID[holder]}" || fail "the holder died: $(bg_log holder)"
 bg_kill holder
-wait_for 60 "device removed with the namespace" test ! -e /sys/class/infiniband/srf
 wait_for 60 "the NIC back in init_net" test -e "/sys/class/net/$nic"
 assert_rc 0 "rdma link" rdma link show
 assert_nomatch "$OUT" "srf/" "no device left"
