@@ -13,6 +13,9 @@
 grep -qw 'sroce_bench.vm2=1' /proc/cmdline || skip "a benchmark (make bench TOPO=vm2)"
 # sroce_bench.rows=NAME,...: only those rows (make bench ROWS=...)
 rows=$(sed -n 's/.*sroce_bench\.rows=\([^ ]*\).*/\1/p' /proc/cmdline)
+# sroce_bench.profile=NAME,...: a kernel profile of those rows in each VM
+# (make bench TOPO=vm2 PROFILE=...), as in selftests/tests/bench.sh
+prof=$(sed -n 's/.*sroce_bench\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 
 BENCH_COUNTERS="retransmits completer_retry_err duplicate_request rcvd_dropped"
 hwc=/sys/class/infiniband/$TH_DEV/ports/1/hw_counters
@@ -31,6 +34,38 @@ field() {
 	awk -v c="$2" '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $c; exit }' <<<"$1"
 }
 
+# prof_start ROW / prof_stop ROW: "perf record" of this VM's CPU around
+# ROW, if sroce_bench.profile names it; prof_stop prints the profile as
+# "PROF ROW.ROLE" lines (a: the client, b: the server): the share of each
+# DSO, the symbols above 0.5 % (self), the symbols above 2 % with what
+# they call (children).
+prof_start() {
+	[[ -n $prof && ,$prof, == *,$1,* ]] || return 0
+	command -v perf >/dev/null || { echo "PROF $1.$TH_ROLE no perf in the image"; return 0; }
+	perf record -q -a -g -F 999 -e cpu-clock -o "/tmp/perf-$1.data" \
+		>"/tmp/perf-$1.log" 2>&1 &
+	PROF_PID=$!
+	sleep 1	# perf is sampling before the step starts
+}
+prof_stop() {
+	local f=/tmp/perf-$1.data
+	[[ -n ${PROF_PID:-} ]] || return 0
+	kill -INT "$PROF_PID"
+	wait "$PROF_PID" || true
+	PROF_PID=
+	[[ -s $f ]] || { sed "s/^/PROF $1.$TH_ROLE perf: /" "/tmp/perf-$1.log"; return 0; }
+	{
+		perf report -i "$f" --stdio --no-children -g none --sort dso \
+			--percent-limit 1
+		perf report -i "$f" --stdio --no-children -g none --sort dso,sym \
+			--percent-limit 0.5
+		perf report -i "$f" --stdio --children -g none --sort sym \
+			--percent-limit 2
+	} 2>/dev/null | grep -v '^#' | grep -v '^$' | head -300 |
+		sed "s/^/PROF $1.$TH_ROLE /"
+	rm -f "$f"
+}
+
 # row NAME UNIT COLUMN TOOL ARGS...
 row() {
 	local name=$1 unit=$2 col=$3 tool=$4 out v pv x0 x1 k0
@@ -38,7 +73,9 @@ row() {
 	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
 	k0=$(counters)
 	x0=$(ctxt)
+	prof_start "$name"
 	th_run "$name" b 300 "$tool" -F -d "$TH_DEV" -x "$g" "$@"
+	prof_stop "$name"
 	x1=$(ctxt)
 	if [[ $TH_ROLE == b ]]; then out=$(bg_log "$name"); else out=$(cat "$name.log"); fi
 	v=$(field "$out" "$col")
