@@ -130,23 +130,6 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
 }
 
 /*
- * The core's record of a mapping (struct rdma_umap_priv in the core's
- * private core_priv.h): allocated by the driver, initialised, listed and
- * freed by the core (rdma_umap_priv_init(), rdma_umap_close()). Its layout
- * has been these three members since 5.6; host/umap-priv checks it against
- * the BTF of each kernel we build for.
- */
-struct rdma_umap_priv {
-	struct vm_area_struct		*vma;
-	struct list_head		list;
-	struct rdma_user_mmap_entry	*entry;
-};
-
-void rdma_umap_priv_init(struct rdma_umap_priv *priv,
-			 struct vm_area_struct *vma,
-			 struct rdma_user_mmap_entry *entry);
-
-/*
  * Map the ring page by page as PFNs, not with remap_vmalloc_range(): the
  * core can zap only a VM_PFNMAP mapping (zap_vma_ptes()). Such a mapping
  * holds no page references; the entry reference that rdma_umap_priv_init()

@@ -56,6 +56,23 @@ int sroce_queue_export(struct sroce_queue *q, struct ib_ucontext *uctx,
 		       struct sroce_mminfo *mi);
 void sroce_queue_unexport(struct sroce_queue *q);
 
+/*
+ * The core's record of a mapping (struct rdma_umap_priv in the core's
+ * private core_priv.h): allocated by the driver, initialised, listed and
+ * freed by the core (rdma_umap_priv_init(), rdma_umap_close()). Its layout
+ * has been these three members since 5.6; host/umap-priv checks it against
+ * the BTF of each kernel we build for.
+ */
+struct rdma_umap_priv {
+	struct vm_area_struct		*vma;
+	struct list_head		list;
+	struct rdma_user_mmap_entry	*entry;
+};
+
+void rdma_umap_priv_init(struct rdma_umap_priv *priv,
+			 struct vm_area_struct *vma,
+			 struct rdma_user_mmap_entry *entry);
+
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 
