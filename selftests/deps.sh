@@ -27,6 +27,11 @@ PKGS=(
 	python3-pyverbs
 	# the NFS and iSCSI tools' libraries (the tools: selftests/ulp-tools.sh)
 	libwrap0 libtirpc3 libisns0 libopeniscsiusr
+	# targetcli's (ulp-tools.sh): PyGObject's _gi.so, GLib's typelibs'
+	# libraries, libudev for pyudev (ctypes), Python's readline module,
+	# the system bus's dbus-daemon
+	libgirepository-1.0-1 libglib2.0-0 libffi8 libudev1 libreadline8
+	libdbus-1-3 libexpat1 libsystemd0 libaudit1 libcap-ng0 libapparmor1
 	# make bench's chart
 	gnuplot-nox
 )

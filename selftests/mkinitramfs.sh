@@ -13,8 +13,8 @@
 # for selftests/vm2.sh; the one-VM image leaves them out, where they could
 # only fail. --deb-ko adds the module the Debian package built (deb-test.sh)
 # as /lib/sroce-deb/sroce.ko, for tests/device/deb_module.sh. --ulp-tools
-# adds the NFS server and client and the iSCSI initiator from the tree
-# ulp-tools.sh unpacked.
+# adds the NFS server and client, the iSCSI initiator and targetcli from the
+# tree ulp-tools.sh unpacked.
 set -euo pipefail
 trap 'echo "mkinitramfs: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
@@ -262,11 +262,57 @@ copy_file "$libgcc"
 
 ship_pyverbs
 
+# ship_targetcli DIR: Debian's targetcli (targetcli-fb) as ulp-tools.sh
+# unpacked it in DIR, unmodified, with its Python modules beside pyverbs
+# (compiled here, with the image's own python3, so that nothing compiles
+# under TCG), PyGObject with GLib's typelibs (targetcli imports Gio), the
+# readline module it imports (ship_pyverbs leaves it out), libudev that
+# pyudev loads with ctypes, /etc/rtslib-fb-target, where rtslib points
+# LIO's dbroot (it fails when the directory is missing), and dbus-daemon
+# with Debian's system.conf: targetcli connects to the system bus (to ask
+# tcmu-runner for its handlers) and fails without one; the test starts it
+TARGETCLI_PY=(targetcli rtslib_fb configshell_fb pyudev six.py pyparsing urwid gi)
+ship_targetcli() {
+	local d=$1 dp=/usr/lib/python3/dist-packages f py
+	py=$(basename "$(readlink -f /usr/bin/python3)")
+	for f in "${TARGETCLI_PY[@]}"; do
+		[[ -e $d$dp/$f ]] || die "$d$dp/$f not found (selftests/ulp-tools.sh)"
+		cp -a "$d$dp/$f" "$ST$dp/"
+	done
+	while read -r f; do
+		copy_libs "$f"
+	done < <(find "$ST$dp/gi" "$ST$dp/urwid" -name '*.so')
+	f=$(echo /usr/lib/"$py"/lib-dynload/readline.*.so)
+	[[ -f $f ]] || die "$f not found"
+	cp -p "$f" "$ST/usr/lib/$py/lib-dynload/"
+	copy_libs "$f"
+	f=$(ldconfig -p | awk '/libudev\.so\.1 .*x86-64/ && !n { print $NF; n = 1 }')
+	[[ -n $f ]] || die "libudev.so.1 not found (deps.sh: libudev1)"
+	copy_file "$f"
+	mkdir -p "$ST/usr/lib/x86_64-linux-gnu/girepository-1.0"
+	cp -p "$d"/usr/lib/x86_64-linux-gnu/girepository-1.0/{GLib,GObject,GModule,Gio}-2.0.typelib \
+		"$ST/usr/lib/x86_64-linux-gnu/girepository-1.0/"
+	[[ -x $d/usr/bin/targetcli ]] || die "$d/usr/bin/targetcli not found (selftests/ulp-tools.sh)"
+	cp -p "$d/usr/bin/targetcli" "$ST/usr/bin/targetcli"
+	SHIPPED+=(targetcli)
+	mkdir -p "$ST/etc/rtslib-fb-target"
+	ship "$d/usr/bin/dbus-daemon" /usr/bin/dbus-daemon
+	mkdir -p "$ST/usr/share/dbus-1/system.d" "$ST/etc/dbus-1/system.d"
+	cp -p "$d/usr/share/dbus-1/system.conf" "$ST/usr/share/dbus-1/"
+	echo 'messagebus:x:100:102::/nonexistent:/usr/sbin/nologin' >>"$ST/etc/passwd"
+	echo 'messagebus:x:102:' >>"$ST/etc/group"
+	for f in "${TARGETCLI_PY[@]}"; do
+		"$(readlink -f /usr/bin/python3)" -m compileall -q -o 0 "$ST$dp/$f" >/dev/null ||
+			die "compileall $f failed"
+	done
+}
+
 # ship_ulp DIR: rpcbind, the NFS server's daemons, mount.nfs, iscsid and
 # iscsiadm, from the packages ulp-tools.sh unpacked in DIR, and what they
-# read in /etc
+# read in /etc; targetcli (ship_targetcli)
 ship_ulp() {
 	local d=$1 f
+	ship_targetcli "$d"
 	for f in sbin/rpcbind sbin/mount.nfs usr/sbin/rpc.nfsd usr/sbin/rpc.mountd \
 		usr/sbin/exportfs sbin/iscsid sbin/iscsiadm; do
 		[[ -x $d/$f ]] || die "$d/$f not found (selftests/ulp-tools.sh)"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# iSCSI over RDMA (iSER) across the segment: a LIO target (configured
-# through configfs, as targetcli does) exports a file-backed LUN on one VM
-# with an iSER portal (ib_isert); the other discovers it over TCP and logs
+# iSCSI over RDMA (iSER) across the segment: a LIO target, configured with
+# Debian's targetcli (targetcli-fb, unmodified, from selftests/ulp-tools.sh),
+# exports a file-backed LUN on one VM with an iSER portal (ib_isert,
+# targetcli's enable_iser); the other discovers it over TCP and logs
 # in with open-iscsi's iser transport (ib_iser), which must be the
 # session's transport. 8 MiB of random data are written to the disk with
 # O_DIRECT and read back; after the logout the target compares its file.
@@ -12,49 +13,91 @@
 for m in target_core_mod target_core_file iscsi_target_mod ib_isert ib_iser sd_mod; do
 	modprobe $m 2>/dev/null || skip "no $m module"
 done
-for b in iscsid iscsiadm; do
+for b in iscsid iscsiadm targetcli dbus-daemon; do
 	command -v $b >/dev/null || skip "no $b in the image (selftests/ulp-tools.sh)"
 done
 grep -q " /sys/kernel/config " /proc/mounts ||
 	mount -t configfs configfs /sys/kernel/config || fail "mount configfs"
+# targetcli's preferences and history; it saves no configuration
+# (auto_save_on_exit=false, target_up)
+export TARGETCLI_HOME=$PWD/targetcli
 cfg=/sys/kernel/config/target
 iqn=iqn.2026-12.org.sroce:iser
 tpg=$cfg/iscsi/$iqn/tpgt_1
-bs=$cfg/core/fileio_0/disk0
 img=$PWD/lun.img
 mb=8
 
-target_up() {
-	local np=$tpg/np/$TH_ME4:3260
-	dd if=/dev/zero of="$img" bs=1M count=$mb 2>/dev/null &&
-	mkdir -p $bs &&
-	echo "fd_dev_name=$img,fd_dev_size=$((mb << 20))" > $bs/control &&
-	echo 1 > $bs/enable &&
-	mkdir -p $tpg/lun/lun_0 &&
-	ln -s $bs $tpg/lun/lun_0/disk0 &&
-	mkdir $np &&
-	echo 1 > $np/iser &&
-	echo 0 > $tpg/attrib/authentication &&
-	echo 1 > $tpg/attrib/generate_node_acls &&
-	echo 1 > $tpg/attrib/cache_dynamic_acls &&
-	echo 0 > $tpg/attrib/demo_mode_write_protect &&
-	echo 1 > $tpg/enable
+# tcli ARGS...: one targetcli command; its output is printed when it fails
+tcli() {
+	local out
+	out=$(targetcli "$@" 2>&1) ||
+		{ echo "targetcli $* failed: $out"; return 1; }
 }
 
-target_down() {
-	local np=$tpg/np/$TH_ME4:3260
-	[ ! -e $tpg/enable ] || echo 0 > $tpg/enable
-	[ ! -e $np/iser ] || echo 0 > $np/iser
-	rmdir $np 2>/dev/null || true
-	rm -f $tpg/lun/lun_0/disk0
-	rmdir $tpg/lun/lun_0 $tpg $cfg/iscsi/$iqn $bs $cfg/core/fileio_0 2>/dev/null || true
+# target_up: the target, set up with targetcli only; then checked in
+# configfs (read only) to be what was asked for
+target_up() {
+	local t=/iscsi/$iqn/tpg1 a v
 	rm -f "$img"
+	tcli set global auto_save_on_exit=false auto_add_default_portal=false \
+		auto_add_mapped_luns=false &&
+	tcli /backstores/fileio create name=disk0 file_or_dev="$img" \
+		size=${mb}M write_back=false &&
+	tcli /iscsi create $iqn &&
+	tcli $t/luns create /backstores/fileio/disk0 &&
+	tcli $t/portals create $TH_ME4 3260 &&
+	tcli $t/portals/$TH_ME4:3260 enable_iser boolean=true &&
+	tcli $t set attribute authentication=0 generate_node_acls=1 \
+		cache_dynamic_acls=1 demo_mode_write_protect=0 &&
+	tcli $t enable || return 1
+	for a in enable np/$TH_ME4:3260/iser attrib/generate_node_acls \
+		attrib/cache_dynamic_acls; do
+		v=$(cat $tpg/$a 2>&1)
+		[[ $v == 1 ]] || { echo "$tpg/$a is $v after targetcli, not 1"; return 1; }
+	done
+	for a in attrib/authentication attrib/demo_mode_write_protect; do
+		v=$(cat $tpg/$a 2>&1)
+		[[ $v == 0 ]] || { echo "$tpg/$a is $v after targetcli, not 0"; return 1; }
+	done
+	[ -e $tpg/lun/lun_0 ] || { echo "targetcli made no lun_0"; return 1; }
+	v=$(stat -c %s "$img" 2>&1)
+	[[ $v == $((mb << 20)) ]] || { echo "targetcli made $img of $v bytes, not $mb MiB"; return 1; }
+}
+
+# target_down: targetcli removes everything it made; it must leave no
+# target behind (a leftover would break the next step)
+target_down() {
+	local rc=0
+	tcli clearconfig confirm=True || rc=1
+	[ ! -e $cfg/iscsi/$iqn ] || { echo "$iqn is still there after clearconfig"; rc=1; }
+	rm -f "$img"
+	return $rc
 }
 
 initiator_down() {
 	iscsiadm -m node -T $iqn -p "$TH_PEER4:3260" --logout >/dev/null 2>&1 || true
 	iscsiadm -m node -T $iqn -p "$TH_PEER4:3260" -o delete >/dev/null 2>&1 || true
 }
+# the system bus, which targetcli connects to when it starts; not a bg_run
+# job: those are killed before the at_exit commands run, and target_down's
+# targetcli needs the bus
+mkdir -p /run/dbus
+rm -f /run/dbus/system_bus_socket
+dbus_pid=$(dbus-daemon --system --fork --nopidfile --print-pid) ||
+	fail "dbus-daemon --system did not start"
+[[ $dbus_pid =~ ^[0-9]+$ ]] || fail "dbus-daemon printed no pid: $dbus_pid"
+dbus_down() {
+	local i
+	kill "$dbus_pid" 2>/dev/null || return 0
+	for i in {1..50}; do
+		kill -0 "$dbus_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	rm -f /run/dbus/system_bus_socket
+}
+at_exit dbus_down
+wait_for 30 "the system bus" test -S /run/dbus/system_bus_socket
+
 at_exit initiator_down
 at_exit target_down
 
@@ -103,7 +146,13 @@ for srv in b a; do
 	th_sync "$step:start" >/dev/null || fail "the peer did not reach $step"
 	th_mark "$step start"
 	if [[ $TH_ROLE == "$srv" ]]; then
-		target_up || { echo "$step: the target did not come up"; rc=1; }
+		t0=$SECONDS
+		if target_up; then
+			log "$step: targetcli set the target up in $((SECONDS - t0)) s"
+		else
+			echo "$step: the target did not come up"
+			rc=1
+		fi
 		th_sync "$step:ready" "$rc" >/dev/null
 		sum=$(th_sync "$step:io" - 300) || sum=none
 		if [[ $sum =~ ^[0-9a-f]{32}$ ]]; then
@@ -113,7 +162,7 @@ for srv in b a; do
 			echo "$step: the initiator failed: $sum"
 			rc=1
 		fi
-		target_down
+		target_down || rc=1
 		log "$step: target ($TH_DRIVER) $rc, initiator ($TH_PEER_DRIVER) $sum"
 	else
 		if [[ $(th_sync "$step:ready") == 0 ]]; then
