@@ -174,12 +174,6 @@ t_pcap_checker() {
 	python3 selftests/roce_pcap_test.py -v
 }
 
-# The Debian DKMS package: make deb, then deb-test.sh installs it with apt
-# in a throwaway overlay of this host, where DKMS builds it for 6.1 (the
-# headers deps.sh installs) and, on 6.12, for 6.12 as well; it checks the
-# installed modules and removes the package. The host's packages, DKMS
-# state and module trees are untouched. The module installed for KREL goes
-# into the initramfs for tests/device/deb_module.sh.
 # sroce's copy of the core's private struct rdma_umap_priv matches this
 # kernel's (selftests/umap-priv.sh; the debug kernel has no BTF to read,
 # and its 6.1 source is the Debian 6.1 kernel's, which is checked).
@@ -188,6 +182,12 @@ t_umap_priv() {
 		"$(ls "$MODROOT"/lib/modules/"$KREL"/kernel/drivers/infiniband/core/ib_core.ko* | head -1)"
 }
 
+# The Debian DKMS package: make deb, then deb-test.sh installs it with apt
+# in a throwaway overlay of this host, where DKMS builds it for 6.1 (the
+# headers deps.sh installs) and, on 6.12, for 6.12 as well; it checks the
+# installed modules and removes the package. The host's packages, DKMS
+# state and module trees are untouched. The module installed for KREL goes
+# into the initramfs for tests/device/deb_module.sh.
 t_deb() {
 	local k
 	k=("$(eval "$(selftests/kernels.sh env 6.1)" && echo "$KREL=$KDIR")") || return 1

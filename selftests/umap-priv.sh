@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # umap-priv.sh VMLINUZ IB_CORE_KO: does the kernel's struct rdma_umap_priv
-# (private to ib_core) have the layout of sroce's copy in drivers/sroce/queue.h
-# assumes? Read from the BTF of ib_core.ko (split BTF, so the vmlinux BTF is
-# its base: extracted from VMLINUZ as scripts/extract-vmlinux does).
+# (private to ib_core) have the layout of sroce's copy in
+# drivers/sroce/queue.h? Read from the BTF of ib_core.ko (split BTF, so the
+# vmlinux BTF is its base: extracted from VMLINUZ as scripts/extract-vmlinux
+# does).
 # Exit 0: same layout; 1: different; 3: the kernel has no BTF to read.
 set -eu
 

@@ -53,6 +53,19 @@ static struct ibv_context *open_dev(const char *name)
 	return c;
 }
 
+/* The index of port 1's first IPv4-mapped GID, or -1. */
+static int __attribute__((unused)) ipv4_gid(struct ibv_context *ctx)
+{
+	union ibv_gid g;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		if (!ibv_query_gid(ctx, 1, i, &g) && g.raw[10] == 0xff &&
+		    g.raw[11] == 0xff && !g.raw[0])
+			return i;
+	return -1;
+}
+
 /* This process's uverbs mappings (the rings), as lines of /proc/self/maps. */
 static __attribute__((unused)) char *uverbs_maps(void)
 {

@@ -36,18 +36,6 @@ struct objs {
 	int gid;
 };
 
-static int ipv4_gid(struct ibv_context *ctx)
-{
-	union ibv_gid g;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		if (!ibv_query_gid(ctx, 1, i, &g) && g.raw[10] == 0xff &&
-		    g.raw[11] == 0xff && !g.raw[0])
-			return i;
-	return -1;
-}
-
 static int connect_self(struct objs *o)
 {
 	struct ibv_qp_attr a = {

@@ -16,18 +16,6 @@
 
 #include "common.h"
 
-static int ipv4_gid(struct ibv_context *ctx)
-{
-	union ibv_gid g;
-	int i;
-
-	for (i = 0; i < 64; i++)
-		if (!ibv_query_gid(ctx, 1, i, &g) && g.raw[10] == 0xff &&
-		    g.raw[11] == 0xff && !g.raw[0])
-			return i;
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx = argc > 2 ? open_dev(argv[1]) : NULL;

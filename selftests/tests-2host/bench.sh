@@ -34,37 +34,8 @@ field() {
 	awk -v c="$2" '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $c; exit }' <<<"$1"
 }
 
-# prof_start ROW / prof_stop ROW: "perf record" of this VM's CPU around
-# ROW, if sroce_bench.profile names it; prof_stop prints the profile as
-# "PROF ROW.ROLE" lines (a: the client, b: the server): the share of each
-# DSO, the symbols above 0.5 % (self), the symbols above 2 % with what
-# they call (children).
-prof_start() {
-	[[ -n $prof && ,$prof, == *,$1,* ]] || return 0
-	command -v perf >/dev/null || { echo "PROF $1.$TH_ROLE no perf in the image"; return 0; }
-	perf record -q -a -g -F 999 -e cpu-clock -o "/tmp/perf-$1.data" \
-		>"/tmp/perf-$1.log" 2>&1 &
-	PROF_PID=$!
-	sleep 1	# perf is sampling before the step starts
-}
-prof_stop() {
-	local f=/tmp/perf-$1.data
-	[[ -n ${PROF_PID:-} ]] || return 0
-	kill -INT "$PROF_PID"
-	wait "$PROF_PID" || true
-	PROF_PID=
-	[[ -s $f ]] || { sed "s/^/PROF $1.$TH_ROLE perf: /" "/tmp/perf-$1.log"; return 0; }
-	{
-		perf report -i "$f" --stdio --no-children -g none --sort dso \
-			--percent-limit 1
-		perf report -i "$f" --stdio --no-children -g none --sort dso,sym \
-			--percent-limit 0.5
-		perf report -i "$f" --stdio --children -g none --sort sym \
-			--percent-limit 2
-	} 2>/dev/null | grep -v '^#' | grep -v '^$' | head -300 |
-		sed "s/^/PROF $1.$TH_ROLE /"
-	rm -f "$f"
-}
+. /tests/prof.lib
+PROF_TAG=.$TH_ROLE
 
 # row NAME UNIT COLUMN TOOL ARGS...
 row() {

@@ -134,37 +134,7 @@ field() {
 	awk -v c="$2" '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $c; exit }' <<<"$1"
 }
 
-# prof_start ROW / prof_stop ROW: "perf record" of every CPU (cpu-clock,
-# the only event under TCG, with call chains) around ROW's client, if
-# sroce_bench.profile names it; prof_stop prints the profile as "PROF ROW"
-# lines: the share of each DSO (the kernel, sroce.ko or rdma_rxe.ko, user
-# space), then the symbols above 0.5 % (self), then the symbols above 2 %
-# with what they call (children, self): where each function's time goes.
-prof_start() {
-	[[ -n $prof && ,$prof, == *,$1,* ]] || return 0
-	command -v perf >/dev/null || { echo "PROF $1 no perf in the image"; return 0; }
-	perf record -q -a -g -F 999 -e cpu-clock -o "/tmp/perf-$1.data" \
-		>"/tmp/perf-$1.log" 2>&1 &
-	PROF_PID=$!
-	sleep 1	# perf is sampling before the client starts
-}
-prof_stop() {
-	local f=/tmp/perf-$1.data
-	[[ -n ${PROF_PID:-} ]] || return 0
-	kill -INT "$PROF_PID"
-	wait "$PROF_PID" || true
-	PROF_PID=
-	[[ -s $f ]] || { sed "s/^/PROF $1 perf: /" "/tmp/perf-$1.log"; return 0; }
-	{
-		perf report -i "$f" --stdio --no-children -g none --sort dso \
-			--percent-limit 1
-		perf report -i "$f" --stdio --no-children -g none --sort dso,sym \
-			--percent-limit 0.5
-		perf report -i "$f" --stdio --children -g none --sort sym \
-			--percent-limit 2
-	} 2>/dev/null | grep -v '^#' | grep -v '^$' | head -300 | sed "s/^/PROF $1 /"
-	rm -f "$f"
-}
+. /tests/prof.lib
 
 # bench ROW UNIT COLUMN TOOL ARGS...: one perftest run, server and client.
 # Bandwidth tools: BW average is column 4, MsgRate[Mpps] column 5;

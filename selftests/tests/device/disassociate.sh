@@ -5,8 +5,9 @@
 # netdev deleted, its namespace deleted, rmmod. Each completes while the
 # process still runs (it exits only after it saw the device's fatal event,
 # so a removal that waited for it would time out here); the process sees
-# IBV_EVENT_DEVICE_FATAL, EIO and zeroed rings (progs/disassoc.c), and the
-# kernel stays clean (the harness checks dmesg and kmemleak).
+# IBV_EVENT_DEVICE_FATAL, EIO, and its ring mappings no longer reaching
+# the rings (progs/disassoc.c); the kernel stays clean (the harness checks
+# dmesg and kmemleak).
 . /tests/lib.sh
 
 # hold DEVICE: start the holder on DEVICE and wait until it holds it
