@@ -11,10 +11,12 @@
 
 #include "compat_probed.h"	/* generated; drivers/sroce/Kbuild insists on it */
 
+#include <linux/hmm.h>
 #include <linux/timer.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/uverbs_ioctl.h>
 
 /* timer_container_of() replaced from_timer() (6.16). */
@@ -31,6 +33,49 @@
 /* ib_umem_get() was renamed ib_umem_get_va() (7.2). */
 #ifndef HAVE_UMEM_GET_VA
 #define ib_umem_get_va(dev, addr, size, access) ib_umem_get(dev, addr, size, access)
+#endif
+
+/*
+ * Where an ODP umem keeps the state of its pages (one entry per PAGE_SIZE
+ * page while its page_shift is PAGE_SHIFT, which sroce asks for): 6.15 put
+ * pfns and permissions in one hmm_dma_map; before, hmm pfns sat in
+ * pfn_list and the permissions in the low bits of dma_list.
+ */
+#ifdef HAVE_UMEM_ODP_HMM_MAP
+static inline bool sroce_odp_present(struct ib_umem_odp *odp, u64 idx,
+				     bool write)
+{
+	unsigned long pfn = odp->map.pfn_list[idx];
+
+	return (pfn & HMM_PFN_VALID) && (!write || (pfn & HMM_PFN_WRITE));
+}
+
+static inline struct page *sroce_odp_page(struct ib_umem_odp *odp, u64 idx)
+{
+	return hmm_pfn_to_page(odp->map.pfn_list[idx]);
+}
+
+static inline u64 sroce_odp_access(bool write)
+{
+	return HMM_PFN_REQ_FAULT | (write ? HMM_PFN_WRITE : 0);
+}
+#else
+static inline bool sroce_odp_present(struct ib_umem_odp *odp, u64 idx,
+				     bool write)
+{
+	return odp->dma_list[idx] &
+	       (write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT);
+}
+
+static inline struct page *sroce_odp_page(struct ib_umem_odp *odp, u64 idx)
+{
+	return hmm_pfn_to_page(odp->pfn_list[idx]);
+}
+
+static inline u64 sroce_odp_access(bool write)
+{
+	return ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+}
 #endif
 
 /* UDP tunnel sockets are set up and released through their struct sock (7.x). */

@@ -76,6 +76,7 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 			      SROCE_DEVICE_ATOMIC_WRITE;
 	/* "rdma link delete" is only allowed with this flag. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	sroce_odp_caps(a);
 	a->max_send_sge = SROCE_MAX_SGE;
 	a->max_recv_sge = SROCE_MAX_SGE;
 	a->max_sge_rd = SROCE_MAX_SGE_RD;

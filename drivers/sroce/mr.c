@@ -17,7 +17,8 @@
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_MW_BIND | \
-				 IB_ACCESS_HUGETLB)
+				 IB_ACCESS_HUGETLB | \
+				 IB_ACCESS_ON_DEMAND)
 
 static u32 sroce_make_key(u32 index)
 {
@@ -105,6 +106,8 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	err = sroce_check_access(access);
 	if (err)
 		return ERR_PTR(err);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return ERR_PTR(-EOPNOTSUPP);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -121,14 +124,51 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
+/* Pin the pages of a user MR (not ODP) and note each one. */
+static int sroce_mr_pin(struct sroce_mr *mr, struct ib_pd *ibpd, u64 start,
+			u64 length, int access)
+{
+	struct sg_page_iter sg_iter;
+	struct ib_umem *umem;
+	u32 i = 0;
+
+	umem = ib_umem_get_va(ibpd->device, start, length, access);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	mr->umem = umem;
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &sg_iter, 0) {
+		if (WARN_ON_ONCE(i >= mr->npages))
+			break;
+		mr->pages[i++] = sg_page_iter_page(&sg_iter);
+	}
+	mr->page_shift = PAGE_SHIFT;
+	mr->type = SROCE_MR_USER;
+	return 0;
+}
+
+/* An ODP MR: pages come and go, sroce_odp_hold() faults them in. */
+static int sroce_mr_odp(struct sroce_mr *mr, struct ib_pd *ibpd, u64 start,
+			u64 length, int access)
+{
+	struct ib_umem *umem = sroce_odp_get(ibpd, start, length, access);
+
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	mr->umem = umem;
+	mr->page_shift = PAGE_SHIFT;
+	mr->type = SROCE_MR_ODP;
+	return 0;
+}
+
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibpd->device);
-	struct sg_page_iter sg_iter;
 	struct sroce_mr *mr;
-	struct ib_umem *umem;
-	u32 i = 0;
 	int err;
 
 	err = sroce_check_access(access);
@@ -143,27 +183,13 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-
-	umem = ib_umem_get_va(ibpd->device, start, length, access);
-	if (IS_ERR(umem)) {
-		err = PTR_ERR(umem);
+	if (access & IB_ACCESS_ON_DEMAND)
+		err = sroce_mr_odp(mr, ibpd, start, length, access);
+	else
+		err = sroce_mr_pin(mr, ibpd, start, length, access);
+	if (err)
 		goto err_free;
-	}
-	mr->umem = umem;
-	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
-	if (!mr->pages) {
-		err = -ENOMEM;
-		goto err_umem;
-	}
-	for_each_sgtable_page(&umem->sgt_append.sgt, &sg_iter, 0) {
-		if (WARN_ON_ONCE(i >= mr->npages))
-			break;
-		mr->pages[i++] = sg_page_iter_page(&sg_iter);
-	}
-	mr->page_shift = PAGE_SHIFT;
 
-	mr->type = SROCE_MR_USER;
 	mr->access = access;
 	mr->state = SROCE_MR_VALID;
 	mr->iova = iova;
@@ -173,14 +199,12 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->ibmr.length = length;
 	err = sroce_mr_add(sdev, mr);
 	if (err)
-		goto err_pages;
+		goto err_free;
 	return &mr->ibmr;
 
-err_pages:
-	kvfree(mr->pages);
-err_umem:
-	ib_umem_release(umem);
 err_free:
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
 	kfree(mr);
 	return ERR_PTR(err);
 }
@@ -487,6 +511,8 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 			sroce_copy(buf, va, len);
 		return 0;
 	}
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_odp_copy(mr, iova, buf, len, to_mr);
 
 	pgsz = 1ULL << mr->page_shift;
 	off = sroce_mr_offset(mr, iova);
@@ -519,6 +545,32 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	return 0;
 }
 
+
+/*
+ * For an access that must not sleep once started (an atomic, under a
+ * spinlock): sroce_mr_hold() makes [iova, iova + len) present and keeps it
+ * so (it may sleep), sroce_mr_copy_held() copies inside it, and
+ * sroce_mr_unhold() lets go. Only ODP MRs have anything to hold.
+ */
+int sroce_mr_hold(struct sroce_mr *mr, u64 iova, u32 len)
+{
+	return mr->type == SROCE_MR_ODP ? sroce_odp_hold(mr, iova, len, true) : 0;
+}
+
+void sroce_mr_unhold(struct sroce_mr *mr)
+{
+	if (mr->type == SROCE_MR_ODP)
+		sroce_odp_unhold(mr);
+}
+
+int sroce_mr_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		       bool to_mr)
+{
+	if (mr->type != SROCE_MR_ODP)
+		return sroce_mr_copy(mr, iova, buf, len, to_mr);
+	sroce_odp_copy_held(mr, iova, buf, len, to_mr);
+	return 0;
+}
 
 /*
  * Copy @len bytes between @buf and the local memory described by @sge,
@@ -579,6 +631,8 @@ int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val)
 		smp_store_release((u64 *)va, val);
 		return 0;
 	}
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_odp_store64(mr, iova, val);
 	off = sroce_mr_offset(mr, iova);
 	idx = off >> mr->page_shift;
 	in = off & ((1ULL << mr->page_shift) - 1);

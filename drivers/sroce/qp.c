@@ -12,11 +12,18 @@
 #define SROCE_PSN_MASK		0xffffff
 #define SROCE_QPN_MASK		0xffffff
 
+/*
+ * Only the remote bits mean anything to a QP; the MR-only ones are taken
+ * and ignored, as RNICs and rdma_rxe do, because applications pass their
+ * MR's flags (rdma-core's ODP tests pass IB_ACCESS_ON_DEMAND).
+ */
 #define SROCE_QP_ACCESS_FLAGS	(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC | \
-				 IB_ACCESS_MW_BIND)
+				 IB_ACCESS_MW_BIND | \
+				 IB_ACCESS_ON_DEMAND | \
+				 IB_ACCESS_HUGETLB)
 
 static int sroce_qp_check_init(struct sroce_dev *sdev,
 			       struct ib_qp_init_attr *init)

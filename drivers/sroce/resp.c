@@ -550,6 +550,16 @@ static enum sroce_resp_err sroce_resp_read(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
+/* What an atomic leaves in memory that held @old. */
+static u64 sroce_atomic_result(const struct sroce_pkt *pkt,
+			       const struct sroce_atmeth *a, u64 old)
+{
+	if (pkt->opcode == (SROCE_OP_RC | SROCE_OP_CMP_SWAP))
+		return old == be64_to_cpu(a->compare) ?
+		       be64_to_cpu(a->swap_add) : old;
+	return old + be64_to_cpu(a->swap_add);
+}
+
 /*
  * Compare-and-swap or fetch-and-add, 8 aligned bytes, atomic against every
  * other atomic of every device; the original value is saved for a replay.
@@ -575,19 +585,19 @@ static enum sroce_resp_err sroce_resp_atomic(struct sroce_qp *qp,
 	res->atomic = true;
 	res->first_psn = pkt->psn;
 	res->last_psn = pkt->psn;
-	spin_lock_irqsave(&sroce_atomic_lock, flags);
-	err = sroce_mr_copy(mr, va, &val, 8, false);
+	/* ODP: fault in before the spinlock, keep it present until done. */
+	err = sroce_mr_hold(mr, va, 8);
 	if (!err) {
-		res->orig = val;
-		if (pkt->opcode == (SROCE_OP_RC | SROCE_OP_CMP_SWAP)) {
-			if (val == be64_to_cpu(a->compare))
-				val = be64_to_cpu(a->swap_add);
-		} else {
-			val += be64_to_cpu(a->swap_add);
+		spin_lock_irqsave(&sroce_atomic_lock, flags);
+		err = sroce_mr_copy_held(mr, va, &val, 8, false);
+		if (!err) {
+			res->orig = val;
+			val = sroce_atomic_result(pkt, a, val);
+			err = sroce_mr_copy_held(mr, va, &val, 8, true);
 		}
-		err = sroce_mr_copy(mr, va, &val, 8, true);
+		spin_unlock_irqrestore(&sroce_atomic_lock, flags);
+		sroce_mr_unhold(mr);
 	}
-	spin_unlock_irqrestore(&sroce_atomic_lock, flags);
 	sroce_mr_put(mr);
 	if (err)
 		return SROCE_RESP_ACCESS;

@@ -203,7 +203,7 @@ int sroce_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr)
 	r.lkey = cpu_to_le32(ibmr->lkey);
 	r.rkey = cpu_to_le32(ibmr->rkey);
 	/* a kernel MR's iova is a kernel address (virtual DMA): not shown */
-	if (mr->type == SROCE_MR_USER)
+	if (mr->type == SROCE_MR_USER || mr->type == SROCE_MR_ODP)
 		r.iova = cpu_to_le64(READ_ONCE(mr->iova));
 	r.length = cpu_to_le64(READ_ONCE(mr->length));
 	r.access = cpu_to_le32(READ_ONCE(mr->access));

@@ -40,6 +40,15 @@ void sroce_wq_exit(void)
 #define SROCE_RUN_AGAIN		2
 #define SROCE_RUN_HOLD		4
 
+/*
+ * A QP whose PD has an ODP MR may sleep in a fault (odp.c): it runs only in
+ * its worker, never in a softirq, a doorbell or another QP's run.
+ */
+static bool sroce_qp_sleeps(struct sroce_qp *qp)
+{
+	return qp->ibqp.pd && READ_ONCE(to_spd(qp->ibqp.pd)->odp);
+}
+
 static void sroce_qp_queue(struct sroce_qp *qp)
 {
 	if (!READ_ONCE(qp->dying))
@@ -165,7 +174,8 @@ static void sroce_qp_kick_flush(struct sroce_qp *qp, bool may_run)
 		/* Its run is on our stack: it looks again. */
 		dst->kick.back = true;
 	} else if (may_run && !qp->kick.outer &&
-		   qp->kick.inlined < SROCE_KICK_INLINE) {
+		   qp->kick.inlined < SROCE_KICK_INLINE &&
+		   !sroce_qp_sleeps(dst)) {
 		/* Not claimed: its run looks again. */
 		if (sroce_qp_claim(dst)) {
 			qp->kick.inlined++;
@@ -253,13 +263,18 @@ static void sroce_qp_run(struct sroce_qp *qp)
  */
 void sroce_qp_run_here(struct sroce_qp *qp)
 {
-	if (sroce_qp_claim(qp))
+	if (sroce_qp_sleeps(qp))
+		sroce_qp_sched(qp);
+	else if (sroce_qp_claim(qp))
 		sroce_qp_run(qp);
 }
 
 static void sroce_qp_work(struct work_struct *work)
 {
-	sroce_qp_run_here(container_of(work, struct sroce_qp, work));
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+
+	if (sroce_qp_claim(qp))
+		sroce_qp_run(qp);
 }
 
 /* A new QP's run state: no run, none asked for. */

@@ -94,6 +94,7 @@ struct sroce_ucontext {
 
 struct sroce_pd {
 	struct ib_pd		ibpd;
+	bool			odp;	/* has had an ODP MR: QPs sleep (odp.c) */
 };
 
 /* A resolved RoCEv2 address vector. */
@@ -312,6 +313,7 @@ enum sroce_mr_type {
 	SROCE_MR_DMA,		/* all of kernel memory */
 	SROCE_MR_USER,		/* pinned user pages */
 	SROCE_MR_FAST,		/* fast registration by kernel consumers */
+	SROCE_MR_ODP,		/* user pages on demand (odp.c) */
 };
 
 enum sroce_mr_state {
@@ -534,6 +536,21 @@ void sroce_crc_init(void);
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  bool to_mr);
 int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val);
+int sroce_mr_hold(struct sroce_mr *mr, u64 iova, u32 len);
+void sroce_mr_unhold(struct sroce_mr *mr);
+int sroce_mr_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		       bool to_mr);
+/* odp.c */
+struct ib_umem *sroce_odp_get(struct ib_pd *ibpd, u64 start, u64 length,
+			      int access);
+int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write);
+void sroce_odp_unhold(struct sroce_mr *mr);
+void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+			 bool to_mr);
+int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   bool to_mr);
+int sroce_odp_store64(struct sroce_mr *mr, u64 iova, u64 val);
+void sroce_odp_caps(struct ib_device_attr *a);
 int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
