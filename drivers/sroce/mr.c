@@ -659,11 +659,13 @@ static bool sroce_mr_usable(struct sroce_qp *qp, struct sroce_mr *mr)
 }
 
 /*
- * The MR a remote access with @rkey may use for [va, va + len): same PD as
- * the QP, the access allowed, the range inside the MR. With a reference.
+ * The MR a remote access with @rkey may use for [va, va + len), or
+ * anywhere in it if @whole (a FLUSH of the whole region, which names no
+ * range): same PD as the QP, the access allowed, the range inside the MR
+ * or window. With a reference.
  */
-struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
-				u32 len, int access)
+static struct sroce_mr *sroce_rkey_find(struct sroce_qp *qp, u32 rkey, u64 va,
+					u32 len, int access, bool whole)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_mw *mw;
@@ -679,8 +681,8 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 		    mw->ibmw.pd == qp->ibqp.pd &&
 		    (mw->ibmw.type == IB_MW_TYPE_1 ||
 		     mw->qp_serial == qp->serial) &&
-		    va >= mw->addr && len <= mw->length &&
-		    va - mw->addr <= mw->length - len &&
+		    (whole || (va >= mw->addr && len <= mw->length &&
+			       va - mw->addr <= mw->length - len)) &&
 		    mw->mr && sroce_mr_usable(qp, mw->mr) &&
 		    refcount_inc_not_zero(&mw->mr->ref))
 			mr = mw->mr;
@@ -691,9 +693,26 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 	mr = sroce_mr_get(sdev, rkey, qp->ibqp.pd, access);
 	if (!mr)
 		return NULL;
-	if (!sroce_mr_covers(mr, va, len) || !sroce_mr_usable(qp, mr)) {
+	if ((!whole && !sroce_mr_covers(mr, va, len)) ||
+	    !sroce_mr_usable(qp, mr)) {
 		sroce_mr_put(mr);
 		return NULL;
 	}
 	return mr;
+}
+
+struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
+				u32 len, int access)
+{
+	return sroce_rkey_find(qp, rkey, va, len, access, false);
+}
+
+/* Whether @rkey gives @qp @access to its whole MR or window. */
+bool sroce_rkey_allows(struct sroce_qp *qp, u32 rkey, int access)
+{
+	struct sroce_mr *mr = sroce_rkey_find(qp, rkey, 0, 0, access, true);
+
+	if (mr)
+		sroce_mr_put(mr);
+	return !!mr;
 }

@@ -311,10 +311,10 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
 
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_DUP_REQ);
 	sroce_hold_dup(qp, &qp->req_held, pkt->psn);
-	if (pkt->flags & SROCE_F_ATOMIC_WRITE) {
-		/* Stored once; its (empty) READ response is sent again. */
+	if (pkt->flags & (SROCE_F_ATOMIC_WRITE | SROCE_F_FLUSH)) {
+		/* Done once; its (empty) READ response is sent again. */
 		res = sroce_res_find(qp, pkt->psn);
-		if (res && res->atomic_write && res->first_psn == pkt->psn &&
+		if (res && res->empty_resp && res->first_psn == pkt->psn &&
 		    !qp->resp.read)
 			sroce_read_start(qp, res, pkt->psn, 0, 0);
 		return;
@@ -339,7 +339,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb)
 		/* Never execute an atomic twice: answer the saved value. */
 		if (res->first_psn == pkt->psn)
 			sroce_send_atomic_ack(qp, res);
-	} else if (!res->atomic && !res->atomic_write &&
+	} else if (!res->atomic && !res->empty_resp &&
 		   (pkt->flags & SROCE_F_READ)) {
 		sroce_resp_dup_read(qp, skb, res);
 	}
@@ -655,6 +655,23 @@ static enum sroce_resp_err sroce_resp_write(struct sroce_qp *qp,
 }
 
 /*
+ * An ATOMIC WRITE or FLUSH at @psn is done: save it, for a duplicate to be
+ * answered again without doing it twice, and start its empty READ
+ * response.
+ */
+static void sroce_resp_empty_read(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_res *res = sroce_res_new(qp);
+
+	res->empty_resp = true;
+	res->first_psn = psn;
+	res->last_psn = psn;
+	qp->resp.msn++;
+	qp->resp.psn = sroce_psn_add(psn, 1);
+	sroce_read_start(qp, res, psn, 0, 0);
+}
+
+/*
  * RDMA ATOMIC WRITE (IBA A19.4): 8 bytes to an aligned address in memory
  * the QP may write, stored at once and after everything placed before it.
  * Like a READ it takes a responder resource and is answered by an RDMA
@@ -666,8 +683,6 @@ static enum sroce_resp_err sroce_resp_atomic_write(struct sroce_qp *qp,
 {
 	struct sroce_reth *reth = sroce_ext(skb, 0);
 	u64 va = be64_to_cpu(reth->va), val;
-	u32 psn = sroce_pkt(skb)->psn;
-	struct sroce_res *res;
 	struct sroce_mr *mr;
 	int err;
 
@@ -683,13 +698,64 @@ static enum sroce_resp_err sroce_resp_atomic_write(struct sroce_qp *qp,
 	sroce_mr_put(mr);
 	if (err)
 		return err == -EINVAL ? SROCE_RESP_INV_REQ : SROCE_RESP_ACCESS;
-	res = sroce_res_new(qp);
-	res->atomic_write = true;
-	res->first_psn = psn;
-	res->last_psn = psn;
-	qp->resp.msn++;
-	qp->resp.psn = sroce_psn_add(psn, 1);
-	sroce_read_start(qp, res, psn, 0, 0);
+	sroce_resp_empty_read(qp, sroce_pkt(skb)->psn);
+	return SROCE_RESP_OK;
+}
+
+/*
+ * The MR access a FLUSH's placement types need: each type the FETH asks
+ * for must be allowed; 0 if it asks for none, or for one IBA does not
+ * define (invalid request).
+ */
+static int sroce_flush_access(u32 plt)
+{
+	int access = 0;
+
+	if (!plt || (plt & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)))
+		return 0;
+	if (plt & SROCE_FLUSH_GLOBAL)
+		access |= SROCE_ACCESS_FLUSH_GLOBAL;
+	if (plt & SROCE_FLUSH_PERSISTENT)
+		access |= SROCE_ACCESS_FLUSH_PERSISTENT;
+	return access;
+}
+
+/*
+ * RDMA FLUSH (IBA A19.4): make what was placed before it in the range (or
+ * the whole region) of its R_Key globally visible, or persistent. The
+ * R_Key must allow that placement type (no MR here ever allows
+ * persistence: sroce.h); a range must lie in the MR. Our memory is
+ * ordinary RAM written by the CPU, so global visibility is a full barrier
+ * between the data placed before and the response that reports it done.
+ * Like ATOMIC WRITE, it takes a responder resource and is answered by an
+ * empty RDMA READ response (as rdma_rxe does); a duplicate gets that
+ * response again.
+ */
+static enum sroce_resp_err sroce_resp_flush(struct sroce_qp *qp,
+					    struct sk_buff *skb)
+{
+	u32 feth = be32_to_cpu(((struct sroce_feth *)sroce_ext(skb, 0))->bits);
+	struct sroce_reth *reth = sroce_ext(skb, sizeof(struct sroce_feth));
+	u32 sel = (feth & SROCE_FETH_SEL_MASK) >> SROCE_FETH_SEL_SHIFT;
+	int access = sroce_flush_access(feth & SROCE_FETH_PLT_MASK);
+	u32 rkey = be32_to_cpu(reth->rkey), len = be32_to_cpu(reth->len);
+	struct sroce_mr *mr;
+
+	if (!access || sel > SROCE_FLUSH_MR || len > SROCE_MAX_MSG_SZ)
+		return SROCE_RESP_INV_REQ;
+	if (sel == SROCE_FLUSH_MR) {
+		if (!sroce_rkey_allows(qp, rkey, access))
+			return SROCE_RESP_ACCESS;
+	} else {
+		mr = sroce_rkey_get(qp, rkey, be64_to_cpu(reth->va), len,
+				    access);
+		if (!mr)
+			return SROCE_RESP_ACCESS;
+		sroce_mr_put(mr);
+	}
+	/* Everything placed before is seen before the response says so. */
+	smp_mb();
+	sroce_resp_empty_read(qp, sroce_pkt(skb)->psn);
 	return SROCE_RESP_OK;
 }
 
@@ -769,6 +835,8 @@ static enum sroce_resp_err sroce_resp_execute(struct sroce_qp *qp,
 		return sroce_resp_atomic(qp, skb);
 	if (pkt->flags & SROCE_F_ATOMIC_WRITE)
 		return sroce_resp_atomic_write(qp, skb);
+	if (pkt->flags & SROCE_F_FLUSH)
+		return sroce_resp_flush(qp, skb);
 
 	/* SEND and WRITE with immediate: a receive WQE, RNR if none */
 	if ((pkt->flags & SROCE_F_RWR) && !qp->resp.has_wqe) {

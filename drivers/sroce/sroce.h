@@ -139,11 +139,14 @@ struct sroce_srq {
 	bool			is_user;
 };
 
-/* A responder resource: an RDMA READ, atomic or ATOMIC WRITE kept for replay. */
+/*
+ * A responder resource: an RDMA READ, atomic, ATOMIC WRITE or FLUSH kept
+ * for replay.
+ */
 struct sroce_res {
 	bool		valid;
 	bool		atomic;
-	bool		atomic_write;	/* answered by an empty READ response */
+	bool		empty_resp;	/* answered by an empty READ response */
 	u32		first_psn;
 	u32		last_psn;
 	u64		va;
@@ -174,6 +177,19 @@ enum sroce_wqe_state {
 #define SROCE_WR_ATOMIC_WRITE		15
 #define SROCE_WC_ATOMIC_WRITE		9
 #define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+
+/*
+ * IBA 1.5's RDMA FLUSH as the user ABI numbers it: device capability bits
+ * 38 and 39, MR access bits 8 and 9 (IB_UVERBS_DEVICE_FLUSH_GLOBAL,
+ * IB_UVERBS_ACCESS_FLUSH_GLOBAL and their PERSISTENT twins). The kernel
+ * has them from 6.2; before, its core rejects MR access bits it does not
+ * know, so no region can allow a FLUSH and none is advertised (the probe
+ * flush_access). Only global visibility is offered: the memory is plain
+ * RAM, which no flush makes persistent.
+ */
+#define SROCE_ACCESS_FLUSH_GLOBAL	BIT(8)
+#define SROCE_ACCESS_FLUSH_PERSISTENT	BIT(9)
+#define SROCE_DEVICE_FLUSH_GLOBAL	BIT_ULL(38)
 
 /*
  * RC PSNs a requester may have unacknowledged: at most 512 (rdma_rxe's
@@ -555,6 +571,7 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 				u32 len, int access);
+bool sroce_rkey_allows(struct sroce_qp *qp, u32 rkey, int access);
 bool sroce_mr_covers(struct sroce_mr *mr, u64 va, u32 len);
 enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
 				const struct sroce_send_wqe *wqe);

@@ -12,6 +12,7 @@
 #define AETH	sizeof(struct sroce_aeth)
 #define IMM	4
 #define IETH	4
+#define FETH	sizeof(struct sroce_feth)
 
 #define REQ_SEND	(SROCE_F_REQ | SROCE_F_SEND | SROCE_F_PAYLOAD | SROCE_F_UC_OK)
 #define REQ_WRITE	(SROCE_F_REQ | SROCE_F_WRITE | SROCE_F_PAYLOAD | SROCE_F_UC_OK)
@@ -69,8 +70,15 @@ const struct sroce_opcode_info sroce_opcodes[SROCE_OP_NUM] = {
 				     SROCE_F_RWR | SROCE_F_COMP | SROCE_F_IETH,
 				     BTH + IETH },
 	/*
+	 * RDMA FLUSH (IBA 1.5, A19.4): no payload; RC only; the FETH comes
+	 * before the RETH. Answered like a READ of nothing.
+	 */
+	[SROCE_OP_FLUSH] = { SROCE_F_REQ | SROCE_F_ONLY | SROCE_F_RETH |
+			     SROCE_F_FLUSH, BTH + FETH + RETH },
+	/*
 	 * RDMA ATOMIC WRITE (IBA 1.5, A19.4): a WRITE ONLY of exactly 8
-	 * aligned bytes, stored at once; RC only; answered by an ACK.
+	 * aligned bytes, stored at once; RC only; answered by an empty RDMA
+	 * READ response.
 	 */
 	[SROCE_OP_ATOMIC_WRITE] = { SROCE_F_REQ | SROCE_F_WRITE |
 				    SROCE_F_PAYLOAD | SROCE_F_ONLY |

@@ -51,6 +51,24 @@ struct sroce_atmack {
 	__be64	orig;
 } __packed;
 
+/*
+ * FLUSH extension header (IBA 1.5, A19.4): the placement type in bits
+ * 3:0 (SROCE_FLUSH_GLOBAL, SROCE_FLUSH_PERSISTENT), the selectivity level
+ * in bits 5:4 (SROCE_FLUSH_RANGE: the RETH's range; SROCE_FLUSH_MR: the
+ * whole memory region of the R_Key), the rest reserved.
+ */
+struct sroce_feth {
+	__be32	bits;
+} __packed;
+
+#define SROCE_FETH_PLT_MASK	0x0f
+#define SROCE_FETH_SEL_SHIFT	4
+#define SROCE_FETH_SEL_MASK	0x30
+#define SROCE_FLUSH_GLOBAL	1	/* placement type: global visibility */
+#define SROCE_FLUSH_PERSISTENT	2	/* placement type: persistence */
+#define SROCE_FLUSH_RANGE	0	/* selectivity: the RETH's range */
+#define SROCE_FLUSH_MR		1	/* selectivity: the whole region */
+
 struct sroce_deth {
 	__be32	qkey;
 	__be32	sqp;		/* resv(31:24) source QP(23:0) */
@@ -96,6 +114,7 @@ enum {
 	SROCE_OP_FETCH_ADD	= 0x14,
 	SROCE_OP_SEND_LAST_INV	= 0x16,
 	SROCE_OP_SEND_ONLY_INV	= 0x17,
+	SROCE_OP_FLUSH		= 0x1c,	/* IBA 1.5 */
 	SROCE_OP_ATOMIC_WRITE	= 0x1d,	/* IBA 1.5 */
 	SROCE_OP_NUM		= 0x20,
 };
@@ -124,16 +143,18 @@ enum sroce_op_flags {
 	SROCE_F_UD_OK	= BIT(19),	/* valid on UD (with DETH) */
 	SROCE_F_LOCAL	= BIT(20),	/* a local operation, not on the wire */
 	SROCE_F_ATOMIC_WRITE = BIT(21),	/* 8 bytes stored at once (a WRITE) */
+	SROCE_F_FLUSH	= BIT(22),	/* RDMA FLUSH: FETH, then RETH */
 };
 
 #define SROCE_F_ONLY	(SROCE_F_FIRST | SROCE_F_LAST)
 /*
  * Requests that take a responder resource and are answered by a response
  * of their own, never by an ACK alone: READ, the atomics, and ATOMIC WRITE
- * (answered, like RDMA FLUSH, by an RDMA READ response of no payload, as
+ * and RDMA FLUSH (both answered by an RDMA READ response of no payload, as
  * rdma_rxe does).
  */
-#define SROCE_F_RD_ATOMIC (SROCE_F_READ | SROCE_F_ATOMIC | SROCE_F_ATOMIC_WRITE)
+#define SROCE_F_RD_ATOMIC (SROCE_F_READ | SROCE_F_ATOMIC | \
+			   SROCE_F_ATOMIC_WRITE | SROCE_F_FLUSH)
 
 struct sroce_opcode_info {
 	u32	flags;
