@@ -30,6 +30,18 @@
 #define timer_delete_sync(t) del_timer_sync(t)
 #endif
 
+/*
+ * RDMA FLUSH (6.2): the MR access bit the core lets through, and the device
+ * capability that says so; none before (sroce.h, SROCE_ACCESS_FLUSH_GLOBAL).
+ */
+#ifdef HAVE_FLUSH_ACCESS
+#define SROCE_ACCESS_FLUSH	SROCE_ACCESS_FLUSH_GLOBAL
+#define SROCE_DEVICE_FLUSH	SROCE_DEVICE_FLUSH_GLOBAL
+#else
+#define SROCE_ACCESS_FLUSH	0
+#define SROCE_DEVICE_FLUSH	0
+#endif
+
 /* ib_umem_get() was renamed ib_umem_get_va() (7.2). */
 #ifndef HAVE_UMEM_GET_VA
 #define ib_umem_get_va(dev, addr, size, access) ib_umem_get(dev, addr, size, access)

@@ -73,7 +73,8 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 			      IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_MEM_WINDOW |
 			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
-			      SROCE_DEVICE_ATOMIC_WRITE;
+			      SROCE_DEVICE_ATOMIC_WRITE |
+			      SROCE_DEVICE_FLUSH;
 	/* "rdma link delete" is only allowed with this flag. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	sroce_odp_caps(a);

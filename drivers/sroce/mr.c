@@ -18,7 +18,8 @@
 				 IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_MW_BIND | \
 				 IB_ACCESS_HUGETLB | \
-				 IB_ACCESS_ON_DEMAND)
+				 IB_ACCESS_ON_DEMAND | \
+				 SROCE_ACCESS_FLUSH)
 
 static u32 sroce_make_key(u32 index)
 {
