@@ -1789,6 +1789,12 @@ static void ud(void)
  *   state P a|b          "state=RTS" (RESET INIT RTR RTS SQD SQE ERR)
  *   dump a|b OFF LEN     the buffer bytes in hex: "hex=..."
  *   fill a|b OFF LEN B   set bytes: "ok"
+ *   mr a|b ACCESS        register that side's whole buffer once more, with
+ *                        ACCESS (raw IBV_ACCESS_* bits, also ones this
+ *                        libibverbs has no name for): "rkey=N", or
+ *                        "rkey=- errno=E" if the kernel refuses
+ *   caps a|b             the device's capability flags, all 64 bits of
+ *                        ibv_query_device_ex(): "caps=0x..."
  * At start: "va_a=0x.. rkey_a=N va_b=0x.. rkey_b=N mtu=BYTES".
  */
 #define WIRE_PAIRS 16
@@ -1985,6 +1991,27 @@ static void wire_dump(int sd, uint64_t off, uint64_t len, int fill, int byte)
 	printf("\n");
 }
 
+static void wire_mr(int sd, int access)
+{
+	struct side *s = sd ? &B : &A;
+	struct ibv_mr *mr = ibv_reg_mr(s->pd, s->buf, s->len, access);
+
+	if (mr)
+		printf("rkey=%u\n", mr->rkey);
+	else
+		printf("rkey=- errno=%d\n", errno);
+}
+
+static void wire_caps(int sd)
+{
+	struct ibv_device_attr_ex a;
+
+	if (ibv_query_device_ex(sd ? B.ctx : A.ctx, NULL, &a))
+		printf("ERR query_device_ex\n");
+	else
+		printf("caps=0x%" PRIx64 "\n", (uint64_t)a.device_cap_flags_ex);
+}
+
 static void wire(void)
 {
 	char line[512], cmd[16], a1[16], a2[16];
@@ -2006,11 +2033,17 @@ static void wire(void)
 			wire_new(a1, n[0]);
 			continue;
 		}
-		if (!strcmp(cmd, "poll") || !strcmp(cmd, "dump") || !strcmp(cmd, "fill")) {
+		if (!strcmp(cmd, "poll") || !strcmp(cmd, "dump") ||
+		    !strcmp(cmd, "fill") || !strcmp(cmd, "mr") ||
+		    !strcmp(cmd, "caps")) {
 			/* CMD a|b NUM... */
 			sscanf(line, "%*s %15s %lli %lli %lli", a1, &n[0], &n[1], &n[2]);
 			sd = a1[0] == 'b';
-			if (!strcmp(cmd, "poll"))
+			if (!strcmp(cmd, "mr"))
+				wire_mr(sd, n[0]);
+			else if (!strcmp(cmd, "caps"))
+				wire_caps(sd);
+			else if (!strcmp(cmd, "poll"))
 				wire_poll(sd, n[0], n[1]);
 			else
 				wire_dump(sd, n[0], n[1], cmd[0] == 'f', n[2]);
