@@ -59,6 +59,7 @@ seeds() {
 	echo "--op 0x13 --ext $atm"
 	echo "--op 0x14 --ext $atm"
 	echo "--op 0x17 --ext 00001234 --payload-len 3"
+	echo "--op 0x1c --ext 00000011$reth"
 	echo "--op 0x24 --payload-len 9 --ackreq"
 	echo "--op 0x2a --ext $reth --payload-len 44"
 	echo "--op 0x64 --ext $deth --payload-len 20"
