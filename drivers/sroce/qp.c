@@ -15,7 +15,10 @@
 /*
  * Only the remote bits mean anything to a QP; the MR-only ones are taken
  * and ignored, as RNICs and rdma_rxe do, because applications pass their
- * MR's flags (rdma-core's ODP tests pass IB_ACCESS_ON_DEMAND).
+ * MR's flags (rdma-core's ODP tests pass IB_ACCESS_ON_DEMAND). The FLUSH
+ * bits too: from 6.2 the IB CM puts them in a connected QP's flags when
+ * the device reports FLUSH (cm_init_qp_init_attr()), and rdma_cm's
+ * rdma_create_qp() passes them on.
  */
 #define SROCE_QP_ACCESS_FLAGS	(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \
@@ -23,7 +26,9 @@
 				 IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_MW_BIND | \
 				 IB_ACCESS_ON_DEMAND | \
-				 IB_ACCESS_HUGETLB)
+				 IB_ACCESS_HUGETLB | \
+				 SROCE_ACCESS_FLUSH_GLOBAL | \
+				 SROCE_ACCESS_FLUSH_PERSISTENT)
 
 static int sroce_qp_check_init(struct sroce_dev *sdev,
 			       struct ib_qp_init_attr *init)
