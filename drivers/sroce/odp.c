@@ -180,8 +180,9 @@ int sroce_odp_store64(struct sroce_mr *mr, u64 iova, u64 val)
 	if (err)
 		return err;
 	odp = to_ib_umem_odp(mr->umem);
-	p = kmap_local_page(sroce_odp_page(odp,
-				(va - ib_umem_start(odp)) >> PAGE_SHIFT));
+	p = kmap_local_page(sroce_odp_page(odp, (va - ib_umem_start(odp)) >>
+					   PAGE_SHIFT));
+	/* After everything placed before it, as sroce_mr_store64() says. */
 	smp_store_release((u64 *)(p + (va & ~PAGE_MASK)), val);
 	kunmap_local(p);
 	sroce_odp_unhold(mr);
