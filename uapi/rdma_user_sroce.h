@@ -83,6 +83,18 @@ struct sroce_send_wr {
 			__u32		rkey;
 			__u32		reserved;
 		} atomic;
+		/*
+		 * IB_UVERBS_WR_FLUSH (IBA 1.5). The range flushed is the
+		 * WQE's iova and dma.length, as for a READ: rdma_rxe reads
+		 * them there, and not remote_addr and length.
+		 */
+		struct {
+			__aligned_u64	remote_addr;
+			__u32		length;
+			__u32		rkey;
+			__u8		type;	/* IB_FLUSH_GLOBAL, _PERSISTENT */
+			__u8		level;	/* IB_FLUSH_RANGE, IB_FLUSH_MR */
+		} flush;
 		struct {
 			__u32		remote_qpn;
 			__u32		remote_qkey;

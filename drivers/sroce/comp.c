@@ -142,6 +142,8 @@ static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_FETCH_ADD;
 	case SROCE_WR_ATOMIC_WRITE:
 		return (enum ib_wc_opcode)SROCE_WC_ATOMIC_WRITE;
+	case SROCE_WR_FLUSH:
+		return (enum ib_wc_opcode)SROCE_WC_FLUSH;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
 	case IB_WR_BIND_MW:
@@ -501,8 +503,8 @@ static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		return false;
 	}
 
-	if (wqe->mask & SROCE_F_ATOMIC_WRITE) {
-		/* Its answer: an RDMA READ response of no payload. */
+	if (wqe->mask & (SROCE_F_ATOMIC_WRITE | SROCE_F_FLUSH)) {
+		/* Their answer: an RDMA READ response of no payload. */
 		if ((pkt->flags & SROCE_F_ONLY) != SROCE_F_ONLY || pkt->paylen ||
 		    !(pkt->flags & SROCE_F_READ)) {
 			sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);

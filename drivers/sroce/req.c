@@ -45,6 +45,9 @@ static u32 sroce_wr_flags(struct sroce_qp *qp, u32 op)
 		/* Its 8 bytes come in the user WQE; no kernel verb has it. */
 		return type == IB_QPT_RC && qp->is_user ?
 		       SROCE_F_WRITE | SROCE_F_ATOMIC_WRITE : 0;
+	case SROCE_WR_FLUSH:
+		/* Its FETH comes in the user WQE; no kernel verb has it. */
+		return type == IB_QPT_RC && qp->is_user ? SROCE_F_FLUSH : 0;
 	case IB_WR_LOCAL_INV:
 	case IB_WR_BIND_MW:
 		return type == IB_QPT_UD ? 0 : SROCE_F_LOCAL;
@@ -83,6 +86,19 @@ static void sroce_req_copy(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 static_assert(offsetof(struct sroce_send_wqe, dma.inline_data) ==
 	      sizeof(struct sroce_send_wqe));
 
+/*
+ * A FLUSH names placement types the FETH can carry (global visibility,
+ * persistence or both) and a selectivity level (the range, or the whole
+ * region); what the responder's region allows is the responder's to judge.
+ */
+static bool sroce_req_flush_ok(const struct sroce_send_wr *wr)
+{
+	u8 type = wr->wr.flush.type;
+
+	return type && !(type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) &&
+	       wr->wr.flush.level <= SROCE_FLUSH_MR;
+}
+
 /* Copy the next WQE out of the ring and validate it. */
 static void sroce_req_fetch(struct sroce_qp *qp)
 {
@@ -113,6 +129,20 @@ static void sroce_req_fetch(struct sroce_qp *qp)
 		wqe->dma.length = 8;
 		wqe->dma.resid = 8;
 		wqe->iova = wqe->wr.wr.rdma.remote_addr;
+		return;
+	}
+
+	if (wqe->mask & SROCE_F_FLUSH) {
+		/*
+		 * No data. As rdma_rxe reads such a WQE: the range is iova
+		 * and dma.length, as for a READ; wr.flush gives the R_Key
+		 * and the FETH.
+		 */
+		if (!sroce_req_flush_ok(&wqe->wr))
+			goto bad_op;
+		wqe->wr.send_flags &= ~IB_SEND_INLINE;
+		wqe->dma.num_sge = 0;
+		wqe->dma.resid = wqe->dma.length;
 		return;
 	}
 
@@ -281,6 +311,8 @@ static u8 sroce_req_opcode(struct sroce_send_wqe *wqe, bool first, bool last)
 		return SROCE_OP_FETCH_ADD;
 	case SROCE_WR_ATOMIC_WRITE:
 		return SROCE_OP_ATOMIC_WRITE;
+	case SROCE_WR_FLUSH:
+		return SROCE_OP_FLUSH;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		if (first && last)
@@ -330,6 +362,20 @@ static u32 sroce_req_payload(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		sroce_frags_release(f);
 	}
 	return min(left, qp->mtu);
+}
+
+/* A FLUSH's FETH, then its RETH (IBA A19.4); returns what follows them. */
+static u8 *sroce_req_flush_hdrs(const struct sroce_send_wqe *wqe, u8 *p)
+{
+	struct sroce_feth *feth = (struct sroce_feth *)p;
+	struct sroce_reth *reth = (struct sroce_reth *)(feth + 1);
+
+	feth->bits = cpu_to_be32(wqe->wr.wr.flush.type |
+				 wqe->wr.wr.flush.level << SROCE_FETH_SEL_SHIFT);
+	reth->va = cpu_to_be64(wqe->iova);
+	reth->rkey = cpu_to_be32(wqe->wr.wr.flush.rkey);
+	reth->len = cpu_to_be32(wqe->dma.length);
+	return (u8 *)(reth + 1);
 }
 
 /* Build and send one packet of @wqe; returns the PSNs it takes, or <0. */
@@ -389,7 +435,9 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	bth->apsn = cpu_to_be32(qp->req.psn | (ackreq ? SROCE_BTH_ACKREQ : 0));
 	p = (u8 *)(bth + 1);
 
-	if (info->flags & SROCE_F_RETH) {
+	if (info->flags & SROCE_F_FLUSH) {
+		p = sroce_req_flush_hdrs(wqe, p);
+	} else if (info->flags & SROCE_F_RETH) {
 		struct sroce_reth *reth = (struct sroce_reth *)p;
 
 		reth->va = cpu_to_be64(wqe->iova + off);

@@ -181,12 +181,15 @@ enum sroce_wqe_state {
 /*
  * IBA 1.5's RDMA FLUSH as the user ABI numbers it: device capability bits
  * 38 and 39, MR access bits 8 and 9 (IB_UVERBS_DEVICE_FLUSH_GLOBAL,
- * IB_UVERBS_ACCESS_FLUSH_GLOBAL and their PERSISTENT twins). The kernel
+ * IB_UVERBS_ACCESS_FLUSH_GLOBAL and their PERSISTENT twins), work request
+ * 14 and completion 8 (IB_UVERBS_WR_FLUSH, IB_UVERBS_WC_FLUSH). The kernel
  * has them from 6.2; before, its core rejects MR access bits it does not
  * know, so no region can allow a FLUSH and none is advertised (the probe
  * flush_access). Only global visibility is offered: the memory is plain
  * RAM, which no flush makes persistent.
  */
+#define SROCE_WR_FLUSH			14
+#define SROCE_WC_FLUSH			8
 #define SROCE_ACCESS_FLUSH_GLOBAL	BIT(8)
 #define SROCE_ACCESS_FLUSH_PERSISTENT	BIT(9)
 #define SROCE_DEVICE_FLUSH_GLOBAL	BIT_ULL(38)
