@@ -25,6 +25,9 @@
  *	UD sends up to the MTU compared byte for byte behind their GRH; a
  *	send larger than the MTU completes without emitting a packet
  *	(IBA C10-93.1.1); a Q_Key mismatch is dropped; the QP carries on
+ *   rc_data flush DEV_A GID_A DEV_B GID_B
+ *	RDMA FLUSH as the requester, written into the send ring: completions
+ *	and their statuses where the device offers FLUSH and where not
  *
  * Prints TAP; exits non-zero if a check failed.
  */
@@ -44,6 +47,7 @@
 
 #include "../../uapi/rdma_user_sroce.h"
 #include "common.h"
+#include "ring.h"
 
 struct side {
 	struct ibv_context *ctx;
@@ -1197,60 +1201,6 @@ static void events(void)
  * *small. Of a new QP's two rings (make_qp), the send queue is the larger
  * (its slots are bigger).
  */
-static void new_rings(const char *before, void **big, void **small)
-{
-	char *maps = strdup(uverbs_maps()), *line, *save = NULL;
-	unsigned long s, e, best = 0, blen = 0, next = 0, nlen = 0;
-	char key[64];
-
-	for (line = strtok_r(maps, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%lx-%lx", &s, &e) != 2)
-			continue;
-		snprintf(key, sizeof(key), "%lx-%lx", s, e);
-		if (strstr(before, key))
-			continue;
-		if (e - s > blen) {
-			next = best;
-			nlen = blen;
-			best = s;
-			blen = e - s;
-		} else if (e - s > nlen) {
-			next = s;
-			nlen = e - s;
-		}
-	}
-	free(maps);
-	*big = (void *)best;
-	if (small)
-		*small = (void *)next;
-}
-
-static void *new_sq_ring(const char *before)
-{
-	void *sq;
-
-	new_rings(before, &sq, NULL);
-	return sq;
-}
-
-static int doorbell(struct ibv_qp *qp)
-{
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send cmd;
-	} c = {};
-	struct ib_uverbs_post_send_resp resp;
-
-	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	c.hdr.in_words = sizeof(c) / 4;
-	c.hdr.out_words = sizeof(resp) / 4;
-	c.cmd.response = (uintptr_t)&resp;
-	c.cmd.qp_handle = qp->handle;
-	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	return write(qp->context->cmd_fd, &c, sizeof(c)) == sizeof(c) ? 0 : -1;
-}
-
 static void hostile_case(const char *what, int mode)
 {
 	struct ibv_qp *qa, *qb;
@@ -1771,6 +1721,121 @@ static void ud(void)
 	ibv_destroy_ah(ah);
 }
 
+/* ---- RDMA FLUSH, posted through the ring ---- */
+
+#define FLUSH_GLOBAL_ACCESS	(1 << 8)	/* IB_UVERBS_ACCESS_FLUSH_GLOBAL */
+#define WR_FLUSH		14		/* IB_UVERBS_WR_FLUSH */
+#define WC_FLUSH		8		/* IB_UVERBS_WC_FLUSH */
+
+/*
+ * One FLUSH from a new pair's A to @rkey at @addr (@len bytes; placement
+ * @type, selectivity @level), written into A's send ring, since librxe 44
+ * has no verb for it; first, if @wlen, a WRITE of A's first @wlen bytes
+ * there. Checks the FLUSH's completion against @want, and that A's QP is
+ * in ERROR after a failure.
+ */
+static void flush_case(const char *what, uint32_t rkey, uint64_t addr,
+		       uint32_t len, int type, int level, uint32_t wlen,
+		       enum ibv_wc_status want)
+{
+	char *before = strdup(uverbs_maps());
+	struct ibv_qp *qa = make_qp(&A, 0), *qb;
+	struct sroce_queue_buf *sq = new_sq_ring(before);	/* A's, the newest */
+	struct ibv_sge sge = { (uintptr_t)A.buf, wlen, A.mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = { .remote_addr = addr, .rkey = rkey },
+	};
+	struct sroce_send_wqe *f;
+	struct ibv_wc wc;
+	int n;
+
+	free(before);
+	qb = make_qp(&B, 0);
+	if (!qa || !qb || !sq ||
+	    connect_qp(&A, qa, &B, qb->qp_num, &default_opts) ||
+	    connect_qp(&B, qb, &A, qa->qp_num, &default_opts)) {
+		check(0, "%s: connect", what);
+		destroy_pair(qa, qb);
+		return;
+	}
+	if (wlen && (post1(qa, &wr, A.cq, &wc) || wc.status != IBV_WC_SUCCESS))
+		check(0, "%s: the WRITE before (%s)", what,
+		      ibv_wc_status_str(wc.status));
+	f = ring_slot(sq);
+	f->wr.wr_id = 0xf1;
+	f->wr.opcode = WR_FLUSH;
+	f->wr.send_flags = IBV_SEND_SIGNALED;
+	f->wr.wr.flush.remote_addr = f->iova = addr;	/* iova: the range */
+	f->wr.wr.flush.length = len;
+	f->dma.length = f->dma.resid = len;	/* rxe sends dma.resid */
+	f->wr.wr.flush.rkey = rkey;
+	f->wr.wr.flush.type = type;
+	f->wr.wr.flush.level = level;
+	check(!ring_post(qa, sq), "%s: doorbell", what);
+	n = poll_n(A.cq, &wc, 1, 30);
+	check(n == 1 && wc.wr_id == 0xf1 && wc.status == want &&
+	      (want != IBV_WC_SUCCESS || wc.opcode == WC_FLUSH),
+	      "%s: %s (got %s, opcode %d)", what, ibv_wc_status_str(want),
+	      n ? ibv_wc_status_str(wc.status) : "nothing",
+	      n ? (int)wc.opcode : -1);
+	if (want != IBV_WC_SUCCESS)
+		check(qp_state(qa) == IBV_QPS_ERR, "%s: A's QP in ERROR", what);
+	destroy_pair(qa, qb);
+}
+
+/*
+ * RDMA FLUSH as the requester (wire/flush crafts the responder's cases):
+ * where the device offers global visibility (6.2 on; before, the core
+ * refuses the MR access bit), a FLUSH of a range just written, of the
+ * whole MR and of no bytes completes as IB_UVERBS_WC_FLUSH; a persistent
+ * one, or one past the MR, gets a remote access error. On every kernel a
+ * FLUSH to an MR without the access gets a remote access error, and one
+ * with no placement type or a reserved selectivity level fails before it
+ * is sent.
+ */
+static void flush_ops(void)
+{
+	char *buf = aligned_alloc(4096, 8192);
+	uint64_t va = (uintptr_t)buf, bva = (uintptr_t)B.buf;
+	struct ibv_device_attr_ex da;
+	struct ibv_mr *mr;
+	int known;
+
+	if (!check(buf && !ibv_query_device_ex(B.ctx, NULL, &da),
+		   "query_device_ex"))
+		return;
+	known = (da.device_cap_flags_ex >> 38) & 1;
+	memset(buf, 0, 8192);
+	mr = ibv_reg_mr(B.pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | FLUSH_GLOBAL_ACCESS);
+	check(!!mr == known, "an MR allowing FLUSH_GLOBAL %s, capability bit 38 %d",
+	      mr ? "registered" : "refused", known);
+	fill(A.buf, 4096);
+	if (mr) {
+		flush_case("a range just written", mr->rkey, va + 4096, 4096,
+			   1, 0, 4096, IBV_WC_SUCCESS);
+		check(!memcmp(buf + 4096, A.buf, 4096) && !buf[4095],
+		      "the WRITE before the FLUSH placed, nothing else");
+		flush_case("the whole MR", mr->rkey, 0, 0, 1, 1, 0,
+			   IBV_WC_SUCCESS);
+		flush_case("no bytes", mr->rkey, va, 0, 1, 0, 0, IBV_WC_SUCCESS);
+		flush_case("persistence", mr->rkey, va, 64, 2, 0, 0,
+			   IBV_WC_REM_ACCESS_ERR);
+		flush_case("past the MR", mr->rkey, va + 4096, 8192, 1, 0, 0,
+			   IBV_WC_REM_ACCESS_ERR);
+		ibv_dereg_mr(mr);
+	}
+	flush_case("an MR without the access", B.mr->rkey, bva, 64, 1, 0, 0,
+		   IBV_WC_REM_ACCESS_ERR);
+	flush_case("no placement type", B.mr->rkey, bva, 64, 0, 0, 0,
+		   IBV_WC_LOC_QP_OP_ERR);
+	flush_case("a reserved selectivity level", B.mr->rkey, bva, 64, 1, 2, 0,
+		   IBV_WC_LOC_QP_OP_ERR);
+	free(buf);
+}
+
 /*
  * wire: QP pairs held open for the wire tests, which inject crafted
  * packets (roce_inject) between commands read from stdin, one per line,
@@ -2079,7 +2144,7 @@ int main(int argc, char **argv)
 	rnd_state = argc > 8 ? strtoull(argv[8], NULL, 0) : 0x9e3779b97f4a7c15ull;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 6 || nqp < 1 || nqp > MAXQP) {
-		fprintf(stderr, "usage: rc_data integrity|errors|memwin|events|hostile|ud|wire DEV_A GID_A DEV_B GID_B [QPS [OPS [SEED]]]\n");
+		fprintf(stderr, "usage: rc_data integrity|errors|memwin|events|hostile|ud|flush|wire DEV_A GID_A DEV_B GID_B [QPS [OPS [SEED]]]\n");
 		return 2;
 	}
 	if (side_init(&A, argv[2], atoi(argv[3]), MAXQP * SLICE) ||
@@ -2099,6 +2164,8 @@ int main(int argc, char **argv)
 		events();
 	else if (!strcmp(mode, "ud"))
 		ud();
+	else if (!strcmp(mode, "flush"))
+		flush_ops();
 	else if (!strcmp(mode, "wire")) {
 		wire();
 		return 0;
