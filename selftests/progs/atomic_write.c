@@ -7,6 +7,12 @@
  * IBV_WC_REM_INV_REQ_ERR. The server checks its buffer itself: the values
  * placed, the slots between untouched. QP details go over TCP port 18515.
  *
+ * Before that, where the server's device offers RDMA FLUSH (capability bit
+ * 38: sroce from 6.2 on) and registers a region that allows it (not with
+ * AW_NO_FLUSH set), the client FLUSHes a range of it and the whole region, each
+ * completed as IB_UVERBS_WC_FLUSH. librxe 44 has no verb for FLUSH: the
+ * WQE is written into the send ring (ring.h), as a newer provider would.
+ *
  *   atomic_write DEV GID_INDEX              server
  *   atomic_write DEV GID_INDEX SERVER_IPV4  client
  *
@@ -18,17 +24,24 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <rdma/ib_user_verbs.h>
 
+#include "../../uapi/rdma_user_sroce.h"
 #include "common.h"
+#include "ring.h"
 
 #define PORT	18515
 #define NVAL	64
 #define BUFSZ	4096
 #define FILL	0x5a
+#define FLUSH_GLOBAL_ACCESS	(1 << 8)	/* IB_UVERBS_ACCESS_FLUSH_GLOBAL */
+#define WR_FLUSH		14		/* IB_UVERBS_WR_FLUSH */
+#define WC_FLUSH		8		/* IB_UVERBS_WC_FLUSH */
 
 struct info {
 	uint32_t qpn, psn, rkey;
-	uint64_t addr;
+	uint32_t fkey;		/* a region that allows FLUSH, or 0 */
+	uint64_t addr, faddr;
 	uint8_t gid[16];
 };
 
@@ -36,7 +49,8 @@ static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
 static struct ibv_qp *qp;
-static struct ibv_mr *mr;
+static struct ibv_mr *mr, *fmr;
+static struct sroce_queue_buf *sq;
 static unsigned char *buf;
 
 static uint64_t value(int i)
@@ -55,8 +69,11 @@ static int setup(const char *dev)
 				  IBV_QP_EX_WITH_RDMA_READ,
 	};
 
+	struct ibv_device_attr_ex da;
+	char *before;
+
 	ctx = open_dev(dev);
-	if (!ctx)
+	if (!ctx || ibv_query_device_ex(ctx, NULL, &da))
 		return -1;
 	pd = ibv_alloc_pd(ctx);
 	cq = pd ? ibv_create_cq(ctx, 2 * NVAL, NULL, NULL, 0) : NULL;
@@ -66,17 +83,29 @@ static int setup(const char *dev)
 	memset(buf, FILL, BUFSZ);
 	mr = ibv_reg_mr(pd, buf, BUFSZ, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	/*
+	 * The second half allows FLUSH, where the device offers it, unless
+	 * AW_NO_FLUSH is set (atomic_write.sh: a pairing with rdma_rxe).
+	 */
+	if (((da.device_cap_flags_ex >> 38) & 1) && !getenv("AW_NO_FLUSH"))
+		fmr = ibv_reg_mr(pd, buf + BUFSZ / 2, BUFSZ / 2,
+				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				 FLUSH_GLOBAL_ACCESS);
 	a.send_cq = a.recv_cq = cq;
 	a.pd = pd;
+	before = strdup(uverbs_maps());
 	qp = mr ? ibv_create_qp_ex(ctx, &a) : NULL;
-	return qp ? 0 : -1;
+	sq = new_sq_ring(before);	/* the larger of the QP's two rings */
+	free(before);
+	return qp && sq ? 0 : -1;
 }
 
 static int connect_qp(int gidx, const struct info *peer)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				   (fmr ? FLUSH_GLOBAL_ACCESS : 0),	/* rxe asks */
 	};
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
@@ -113,7 +142,8 @@ static int connect_qp(int gidx, const struct info *peer)
 static int exchange(int s, int gidx, struct info *peer)
 {
 	struct info me = { .qpn = qp->qp_num, .psn = 0, .rkey = mr->rkey,
-			   .addr = (uintptr_t)buf };
+			   .addr = (uintptr_t)buf, .fkey = fmr ? fmr->rkey : 0,
+			   .faddr = (uintptr_t)buf + BUFSZ / 2 };
 	union ibv_gid g;
 
 	if (ibv_query_gid(ctx, 1, gidx, &g))
@@ -220,6 +250,41 @@ static void read_back(const struct info *peer)
 	check(ok, "the buffer read back holds the values, and only them");
 }
 
+/* One FLUSH (global visibility) of @len bytes at @addr, or of the region. */
+static void flush1(const struct info *peer, const char *what, uint64_t addr,
+		   uint32_t len, int level)
+{
+	struct sroce_send_wqe *f = ring_slot(sq);
+	struct ibv_wc wc;
+	int n;
+
+	f->wr.wr_id = 300 + level;
+	f->wr.opcode = WR_FLUSH;
+	f->wr.send_flags = IBV_SEND_SIGNALED;
+	f->wr.wr.flush.remote_addr = f->iova = addr;	/* iova: the range */
+	f->wr.wr.flush.length = len;
+	f->dma.length = f->dma.resid = len;	/* rxe sends dma.resid */
+	f->wr.wr.flush.rkey = peer->fkey;
+	f->wr.wr.flush.type = 1;	/* IB_FLUSH_GLOBAL */
+	f->wr.wr.flush.level = level;
+	n = ring_post(qp, sq) ? 0 : poll_n(&wc, 1);
+	check(n == 1 && wc.status == IBV_WC_SUCCESS && wc.opcode == WC_FLUSH &&
+	      wc.wr_id == 300u + level,
+	      "a FLUSH of %s: completed as IB_UVERBS_WC_FLUSH (got %s, opcode %d)",
+	      what, n ? ibv_wc_status_str(wc.status) : "nothing",
+	      n ? (int)wc.opcode : -1);
+}
+
+static void flushes(const struct info *peer)
+{
+	if (!peer->fkey) {
+		printf("# the server offers no RDMA FLUSH: none sent\n");
+		return;
+	}
+	flush1(peer, "a range", peer->faddr + 64, 1024, 0);	/* IB_FLUSH_RANGE */
+	flush1(peer, "the region", 0, 0, 1);			/* IB_FLUSH_MR */
+}
+
 static void misaligned(const struct info *peer)
 {
 	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
@@ -254,6 +319,7 @@ static int client(int gidx, const char *ip)
 		return 1;
 	writes(&peer);
 	read_back(&peer);
+	flushes(&peer);
 	misaligned(&peer);
 	if (write(s, &done, 1) != 1 || recv(s, &verdict, 1, MSG_WAITALL) != 1)
 		verdict = 0;
