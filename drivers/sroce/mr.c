@@ -151,11 +151,21 @@ static int sroce_mr_pin(struct sroce_mr *mr, struct ib_pd *ibpd, u64 start,
 	return 0;
 }
 
-/* An ODP MR: pages come and go, sroce_odp_hold() faults them in. */
+static bool sroce_mr_implicit(u64 start, u64 length)
+{
+	return !start && length == U64_MAX;
+}
+
+/*
+ * An ODP MR: pages come and go, sroce_odp_hold() faults them in. Start 0
+ * and length U64_MAX ask for an implicit one, over the whole address space.
+ */
 static int sroce_mr_odp(struct sroce_mr *mr, struct ib_pd *ibpd, u64 start,
 			u64 length, int access)
 {
-	struct ib_umem *umem = sroce_odp_get(ibpd, start, length, access);
+	struct ib_umem *umem = sroce_mr_implicit(start, length) ?
+			       sroce_odp_get_implicit(mr, ibpd, access) :
+			       sroce_odp_get(ibpd, start, length, access);
 
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
@@ -175,9 +185,14 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = sroce_check_access(access);
 	if (err)
 		return ERR_PTR(err);
-	if (!length || length > sdev->attr.max_mr_size ||
-	    start + length < start || iova + length < iova)
+	if (sroce_mr_implicit(start, length)) {
+		/* Implicit ODP: addresses are the process's own. */
+		if (iova || !(access & IB_ACCESS_ON_DEMAND))
+			return ERR_PTR(-EINVAL);
+	} else if (!length || length > sdev->attr.max_mr_size ||
+		   start + length < start || iova + length < iova) {
 		return ERR_PTR(-EINVAL);
+	}
 	if (!sroce_udata_in_empty(udata))
 		return ERR_PTR(-EINVAL);
 
@@ -288,6 +303,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		return -EBUSY;
 
 	sroce_mr_remove(sdev, mr);
+	if (mr->type == SROCE_MR_ODP)
+		sroce_odp_release(mr);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
@@ -558,10 +575,10 @@ int sroce_mr_hold(struct sroce_mr *mr, u64 iova, u32 len)
 	return mr->type == SROCE_MR_ODP ? sroce_odp_hold(mr, iova, len, true) : 0;
 }
 
-void sroce_mr_unhold(struct sroce_mr *mr)
+void sroce_mr_unhold(struct sroce_mr *mr, u64 iova)
 {
 	if (mr->type == SROCE_MR_ODP)
-		sroce_odp_unhold(mr);
+		sroce_odp_unhold(mr, iova);
 }
 
 int sroce_mr_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,

@@ -11,10 +11,22 @@
  * Faults sleep, so every run of a QP whose PD has an ODP MR happens in its
  * worker (sroce_qp_run_here()); sroce_odp_pd_mark() makes sure no run that
  * started before the PD's first ODP MR is still under way elsewhere.
+ *
+ * An implicit ODP MR (start 0, length U64_MAX: the whole address space)
+ * has a root umem with no pages; each SROCE_IMR_SIZE-aligned stretch of
+ * addresses an access touches gets a child umem of its own, with its own
+ * notifier, made on first use and kept until the MR goes. An access is
+ * held and copied one child at a time. SROCE_IMR_MAX children bound what
+ * a peer with the R_Key can make sroce allocate.
  */
 #include <linux/highmem.h>
+#include <linux/sched/mm.h>
 
 #include "sroce.h"
+
+#define SROCE_IMR_SHIFT	22		/* 4 MiB per child */
+#define SROCE_IMR_SIZE	(1ULL << SROCE_IMR_SHIFT)
+#define SROCE_IMR_MAX	4096		/* children: 16 GiB of addresses */
 
 static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 				 const struct mmu_notifier_range *range,
@@ -76,10 +88,93 @@ struct ib_umem *sroce_odp_get(struct ib_pd *ibpd, u64 start, u64 length,
 	return &odp->umem;
 }
 
+/* An implicit ODP MR over the whole address space, pages made on use. */
+struct ib_umem *sroce_odp_get_implicit(struct sroce_mr *mr,
+				       struct ib_pd *ibpd, int access)
+{
+	struct ib_umem_odp *root;
+
+	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
+		return ERR_PTR(-EOPNOTSUPP);
+	root = ib_umem_odp_alloc_implicit(ibpd->device,
+					  access & ~IB_ACCESS_HUGETLB);
+	if (IS_ERR(root))
+		return ERR_CAST(root);
+	xa_init(&mr->odp_children);
+	sroce_odp_pd_mark(ibpd);
+	return &root->umem;
+}
+
+/* Before the MR's umem goes: an implicit MR's children. */
+void sroce_odp_release(struct sroce_mr *mr)
+{
+	struct ib_umem_odp *child;
+	unsigned long idx;
+
+	if (!to_ib_umem_odp(mr->umem)->is_implicit_odp)
+		return;
+	xa_for_each(&mr->odp_children, idx, child)
+		ib_umem_odp_release(child);
+	xa_destroy(&mr->odp_children);
+}
+
 /* The user address @iova of @mr stands for. */
 static u64 sroce_odp_va(const struct sroce_mr *mr, u64 iova)
 {
 	return mr->umem->address + (iova - mr->iova);
+}
+
+/* An implicit MR's child for @va, made if @make and not there yet. */
+static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 va,
+					   bool make)
+{
+	struct ib_umem_odp *root = to_ib_umem_odp(mr->umem), *child, *old;
+	unsigned long idx = va >> SROCE_IMR_SHIFT;
+
+	child = xa_load(&mr->odp_children, idx);
+	if (child || !make)
+		return child ?: ERR_PTR(-EFAULT);
+	if (atomic_inc_return(&mr->odp_nchildren) > SROCE_IMR_MAX) {
+		atomic_dec(&mr->odp_nchildren);
+		return ERR_PTR(-ENOMEM);
+	}
+	/* Its notifier needs a live mm: not once the process has left it. */
+	if (!mmget_not_zero(root->umem.owning_mm)) {
+		atomic_dec(&mr->odp_nchildren);
+		return ERR_PTR(-EFAULT);
+	}
+	child = ib_umem_odp_alloc_child(root, (u64)idx << SROCE_IMR_SHIFT,
+					SROCE_IMR_SIZE, &sroce_odp_ops);
+	mmput(root->umem.owning_mm);
+	old = IS_ERR(child) ? NULL :
+	      xa_cmpxchg(&mr->odp_children, idx, NULL, child, GFP_KERNEL);
+	if (!IS_ERR(child) && !old)
+		return child;
+	/* Failed, or another run made it first. */
+	atomic_dec(&mr->odp_nchildren);
+	if (IS_ERR(child))
+		return child;
+	ib_umem_odp_release(child);
+	return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
+}
+
+/* The umem @va of @mr lies in: its own, or (implicit) a child's. */
+static struct ib_umem_odp *sroce_odp_umem(struct sroce_mr *mr, u64 va,
+					  bool make)
+{
+	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
+
+	return odp->is_implicit_odp ? sroce_odp_child(mr, va, make) : odp;
+}
+
+/* How much of @len bytes from @iova one umem of @mr holds. */
+static u32 sroce_odp_span(struct sroce_mr *mr, u64 iova, u32 len)
+{
+	u64 va = sroce_odp_va(mr, iova);
+
+	if (!to_ib_umem_odp(mr->umem)->is_implicit_odp)
+		return len;
+	return min_t(u64, len, SROCE_IMR_SIZE - (va & (SROCE_IMR_SIZE - 1)));
 }
 
 static bool sroce_odp_range_present(struct ib_umem_odp *odp, u64 va, u32 len,
@@ -99,16 +194,22 @@ static bool sroce_odp_range_present(struct ib_umem_odp *odp, u64 va, u32 len,
  * keep it so: on success the umem mutex is held, invalidations wait, and
  * the caller lets go with sroce_odp_unhold(). Sleeps. The range is inside
  * the MR (checked by the caller).
+ * An implicit MR's range must lie in one child (sroce_odp_span()).
  */
 int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write)
 {
-	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
 	u64 va = sroce_odp_va(mr, iova);
+	struct ib_umem_odp *odp;
 	int np;
 
 	might_sleep();
 	if (!len)
 		len = 1;
+	if (sroce_odp_span(mr, iova, len) != len)
+		return -EFAULT;
+	odp = sroce_odp_umem(mr, va, true);
+	if (IS_ERR(odp))
+		return PTR_ERR(odp);
 	mutex_lock(&odp->umem_mutex);
 	if (sroce_odp_range_present(odp, va, len, write))
 		return 0;
@@ -124,17 +225,19 @@ int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write)
 	return -EFAULT;
 }
 
-void sroce_odp_unhold(struct sroce_mr *mr)
+/* Let go of what sroce_odp_hold(@mr, @iova, ...) holds. */
+void sroce_odp_unhold(struct sroce_mr *mr, u64 iova)
 {
-	mutex_unlock(&to_ib_umem_odp(mr->umem)->umem_mutex);
+	mutex_unlock(&sroce_odp_umem(mr, sroce_odp_va(mr, iova),
+				     false)->umem_mutex);
 }
 
 /* sroce_mr_copy() for an ODP MR whose range the caller holds. */
 void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 			 bool to_mr)
 {
-	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
 	u64 va = sroce_odp_va(mr, iova);
+	struct ib_umem_odp *odp = sroce_odp_umem(mr, va, false);
 
 	lockdep_assert_held(&odp->umem_mutex);
 	while (len) {
@@ -154,15 +257,24 @@ void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	}
 }
 
+/* sroce_mr_copy() for an ODP MR: one umem (child) at a time. */
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   bool to_mr)
 {
-	int err = sroce_odp_hold(mr, iova, len, to_mr);
+	u32 n;
+	int err;
 
-	if (err)
-		return err;
-	sroce_odp_copy_held(mr, iova, buf, len, to_mr);
-	sroce_odp_unhold(mr);
+	while (len) {
+		n = sroce_odp_span(mr, iova, len);
+		err = sroce_odp_hold(mr, iova, n, to_mr);
+		if (err)
+			return err;
+		sroce_odp_copy_held(mr, iova, buf, n, to_mr);
+		sroce_odp_unhold(mr, iova);
+		iova += n;
+		buf += n;
+		len -= n;
+	}
 	return 0;
 }
 
@@ -179,23 +291,26 @@ int sroce_odp_store64(struct sroce_mr *mr, u64 iova, u64 val)
 	err = sroce_odp_hold(mr, iova, 8, true);
 	if (err)
 		return err;
-	odp = to_ib_umem_odp(mr->umem);
+	odp = sroce_odp_umem(mr, va, false);
 	p = kmap_local_page(sroce_odp_page(odp, (va - ib_umem_start(odp)) >>
 					   PAGE_SHIFT));
 	/* After everything placed before it, as sroce_mr_store64() says. */
 	smp_store_release((u64 *)(p + (va & ~PAGE_MASK)), val);
 	kunmap_local(p);
-	sroce_odp_unhold(mr);
+	sroce_odp_unhold(mr, iova);
 	return 0;
 }
 
-/* What sroce reports: RC and UD SEND/RECV, RC WRITE/READ/ATOMIC/SRQ. */
+/*
+ * What sroce reports: implicit MRs; RC and UD SEND/RECV, RC
+ * WRITE/READ/ATOMIC/SRQ.
+ */
 void sroce_odp_caps(struct ib_device_attr *a)
 {
 	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
 		return;
 	a->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	a->odp_caps.general_caps = IB_ODP_SUPPORT;
+	a->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	a->odp_caps.per_transport_caps.rc_odp_caps =
 		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
 		IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |

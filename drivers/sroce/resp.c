@@ -596,7 +596,7 @@ static enum sroce_resp_err sroce_resp_atomic(struct sroce_qp *qp,
 			err = sroce_mr_copy_held(mr, va, &val, 8, true);
 		}
 		spin_unlock_irqrestore(&sroce_atomic_lock, flags);
-		sroce_mr_unhold(mr);
+		sroce_mr_unhold(mr, va);
 	}
 	sroce_mr_put(mr);
 	if (err)

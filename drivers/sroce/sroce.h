@@ -363,6 +363,8 @@ struct sroce_mr {
 	struct completion	released;
 	atomic_t		num_mw;		/* windows bound to it */
 	bool			dead;		/* dereg under way: no binds */
+	struct xarray		odp_children;	/* implicit ODP (odp.c) */
+	atomic_t		odp_nchildren;
 };
 
 /* A memory window; bound state changes under the mw_xa lock. */
@@ -556,14 +558,17 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  bool to_mr);
 int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val);
 int sroce_mr_hold(struct sroce_mr *mr, u64 iova, u32 len);
-void sroce_mr_unhold(struct sroce_mr *mr);
+void sroce_mr_unhold(struct sroce_mr *mr, u64 iova);
 int sroce_mr_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		       bool to_mr);
 /* odp.c */
 struct ib_umem *sroce_odp_get(struct ib_pd *ibpd, u64 start, u64 length,
 			      int access);
 int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write);
-void sroce_odp_unhold(struct sroce_mr *mr);
+void sroce_odp_unhold(struct sroce_mr *mr, u64 iova);
+struct ib_umem *sroce_odp_get_implicit(struct sroce_mr *mr,
+				       struct ib_pd *ibpd, int access);
+void sroce_odp_release(struct sroce_mr *mr);
 void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 			 bool to_mr);
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
