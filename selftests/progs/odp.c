@@ -10,6 +10,10 @@
  *   FETCH_ADD and CMP_SWAP on it: data compared byte for byte;
  * - after MADV_DONTNEED drops its pages (an invalidation), an RDMA WRITE
  *   lands in the new pages the process sees, not in the freed ones;
+ * - an implicit ODP MR (NULL, SIZE_MAX: the whole address space): an RDMA
+ *   WRITE into memory nobody touched, across a 4 MiB boundary (where sroce
+ *   starts another child umem), an RDMA READ and a SEND out of it, and a
+ *   FETCH_ADD, all through its keys; data compared byte for byte;
  * - a page unmapped inside the MR: an RDMA WRITE to it completes with
  *   IBV_WC_REM_ACCESS_ERR; deregistration after munmap succeeds.
  *
@@ -17,6 +21,7 @@
  *
  * TAP lines; the exit status is the number of failed checks (capped).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -49,8 +54,8 @@ static void caps(void)
 	check(a.odp_caps.general_caps & IBV_ODP_SUPPORT,
 	      "ODP supported (general caps 0x%llx)",
 	      (unsigned long long)a.odp_caps.general_caps);
-	check(!(a.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT),
-	      "implicit ODP not claimed");
+	check(a.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT,
+	      "implicit ODP claimed");
 	check((a.odp_caps.per_transport_caps.rc_odp_caps & rc) == rc,
 	      "RC caps 0x%x", a.odp_caps.per_transport_caps.rc_odp_caps);
 	check((a.odp_caps.per_transport_caps.ud_odp_caps & ud) == ud,
@@ -285,6 +290,68 @@ static void atomics(void)
 	      (unsigned long long)*orig, (unsigned long long)*mem);
 }
 
+/*
+ * An implicit ODP MR: 16 KiB straddling a 4 MiB boundary of fresh
+ * anonymous memory, written, read and sent through the MR's keys.
+ */
+static void implicit(void)
+{
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+		  IBV_ACCESS_ON_DEMAND;
+	size_t big = 12 << 20, mib4 = 4 << 20;
+	unsigned char *m = mmap(NULL, big, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *imr = ibv_reg_mr(pd, NULL, SIZE_MAX, acc);
+	unsigned char *p;
+	uint64_t *mem;
+	int st;
+
+	if (!check(m != MAP_FAILED && imr, "an implicit ODP MR registered (%s)",
+		   imr ? "yes" : strerror(errno)))
+		goto out;
+	p = (unsigned char *)(((uintptr_t)m + mib4) & ~(mib4 - 1)) - LEN / 2;
+	fill(src, 6);
+	st = rdma(IBV_WR_RDMA_WRITE, src, smr->lkey, LEN, p, imr->rkey);
+	check(st == IBV_WC_SUCCESS && !memcmp(p, src, LEN),
+	      "implicit: an RDMA WRITE across a 4 MiB boundary (%s)",
+	      st < 0 ? "no completion" : ibv_wc_status_str(st));
+	fill(p, 7);
+	memset(src, 0, LEN);
+	st = rdma(IBV_WR_RDMA_READ, src, smr->lkey, LEN, p, imr->rkey);
+	check(st == IBV_WC_SUCCESS && !memcmp(p, src, LEN),
+	      "implicit: an RDMA READ out of it");
+	{
+		struct ibv_sge o = { (uintptr_t)p, LEN, imr->lkey };
+		struct ibv_sge s = { (uintptr_t)src, LEN, smr->lkey };
+
+		fill(p, 8);
+		memset(src, 0, LEN);
+		check(send_into(&o, &s) && !memcmp(p, src, LEN),
+		      "implicit: a SEND out of it");
+	}
+	mem = (uint64_t *)(p + LEN / 2 + 64);	/* the next 4 MiB */
+	*mem = 9;
+	{
+		struct ibv_sge sge = { (uintptr_t)src, 8, smr->lkey };
+		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD };
+
+		wr.wr.atomic.remote_addr = (uintptr_t)mem;
+		wr.wr.atomic.rkey = imr->rkey;
+		wr.wr.atomic.compare_add = 3;
+		st = post(qa, &wr);
+		check(st == IBV_WC_SUCCESS && *(uint64_t *)src == 9 && *mem == 12,
+		      "implicit: FETCH_ADD: original %llu, now %llu",
+		      (unsigned long long)*(uint64_t *)src,
+		      (unsigned long long)*mem);
+	}
+out:
+	check(!imr || !ibv_dereg_mr(imr), "implicit: deregistered");
+	if (m != MAP_FAILED)
+		munmap(m, big);
+}
+
 /* Last: a hole in the MR fails the access and the QP. */
 static void hole(void)
 {
@@ -314,6 +381,7 @@ int main(int argc, char **argv)
 	write_read();
 	send_recv();
 	atomics();
+	implicit();
 	hole();
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);

@@ -16,7 +16,7 @@
 
 SUITE=/usr/share/rdma-core-tests
 RUN=$(dirname "${BASH_SOURCE[0]}")/pyverbs_run.py
-MIN_PASS=${PYVERBS_MIN_PASS:-106}
+MIN_PASS=${PYVERBS_MIN_PASS:-107}
 MOD_TIMEOUT=300
 [[ -f $SUITE/base.py && -x /usr/bin/python3 ]] ||
 	fail "rdma-core's test suite or python3 is not in the image (mkinitramfs.sh)"
