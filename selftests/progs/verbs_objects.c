@@ -734,13 +734,19 @@ static void test_mr(struct ibv_pd *pd)
 		       "a zero-length MR");
 	check_null_err(ibv_reg_mr(pd, (void *)0x10000, 4096, IBV_ACCESS_LOCAL_WRITE),
 		       EFAULT, "an MR over unmapped memory");
-	/* On-demand paging (odp.c; progs/odp.c uses it), but not implicit. */
+	/*
+	 * On-demand paging (odp.c; progs/odp.c uses it), implicit too: the
+	 * whole address space (NULL, SIZE_MAX), at iova 0 and on demand only.
+	 */
 	m = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_ON_DEMAND);
 	check(m && !ibv_dereg_mr(m), "an on-demand-paging MR");
 	m = ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND);
-	check(!m && (errno == EINVAL || errno == EOVERFLOW),
-	      "an implicit on-demand-paging MR is refused (%s)",
-	      m ? "success" : strerrorname_np(errno));
+	check(m && !ibv_dereg_mr(m), "an implicit on-demand-paging MR");
+	check_null_err(ibv_reg_mr_iova(pd, NULL, SIZE_MAX, 1ULL << 20,
+				       IBV_ACCESS_ON_DEMAND), EINVAL,
+		       "an implicit MR at an iova other than 0");
+	check_null_err(ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_LOCAL_WRITE),
+		       EINVAL, "the whole address space, not on demand");
 
 	pd2 = ibv_alloc_pd(ctx);
 	m = pd2 ? ibv_reg_mr(pd2, buf, 4096, IBV_ACCESS_LOCAL_WRITE) : NULL;
