@@ -138,13 +138,20 @@ static int connect_qp(int gidx, const struct info *peer)
 			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-/* Send ours, receive theirs, over the connected socket @s. */
+/*
+ * Send ours, receive theirs, over the connected socket @s; then connect
+ * the QP and wait until the peer has connected its own. Without that
+ * last step the client's first ATOMIC WRITE could reach the server's QP
+ * before RTR and be dropped, and rdma_rxe (7.2) resends an ATOMIC WRITE
+ * with address 0 (Documentation/interop.md): the CI of e89a9b6 failed so.
+ */
 static int exchange(int s, int gidx, struct info *peer)
 {
 	struct info me = { .qpn = qp->qp_num, .psn = 0, .rkey = mr->rkey,
 			   .addr = (uintptr_t)buf, .fkey = fmr ? fmr->rkey : 0,
 			   .faddr = (uintptr_t)buf + BUFSZ / 2 };
 	union ibv_gid g;
+	char up = 1;
 
 	if (ibv_query_gid(ctx, 1, gidx, &g))
 		return -1;
@@ -152,7 +159,10 @@ static int exchange(int s, int gidx, struct info *peer)
 	if (write(s, &me, sizeof(me)) != sizeof(me) ||
 	    recv(s, peer, sizeof(*peer), MSG_WAITALL) != sizeof(*peer))
 		return -1;
-	return connect_qp(gidx, peer);
+	if (connect_qp(gidx, peer) || write(s, &up, 1) != 1 ||
+	    recv(s, &up, 1, MSG_WAITALL) != 1)
+		return -1;
+	return 0;
 }
 
 /* Up to @n completions within 30 s. */
