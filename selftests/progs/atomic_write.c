@@ -34,9 +34,6 @@
 #define NVAL	64
 #define BUFSZ	4096
 #define FILL	0x5a
-#define FLUSH_GLOBAL_ACCESS	(1 << 8)	/* IB_UVERBS_ACCESS_FLUSH_GLOBAL */
-#define WR_FLUSH		14		/* IB_UVERBS_WR_FLUSH */
-#define WC_FLUSH		8		/* IB_UVERBS_WC_FLUSH */
 
 struct info {
 	uint32_t qpn, psn, rkey;
@@ -264,20 +261,12 @@ static void read_back(const struct info *peer)
 static void flush1(const struct info *peer, const char *what, uint64_t addr,
 		   uint32_t len, int level)
 {
-	struct sroce_send_wqe *f = ring_slot(sq);
 	struct ibv_wc wc;
 	int n;
 
-	f->wr.wr_id = 300 + level;
-	f->wr.opcode = WR_FLUSH;
-	f->wr.send_flags = IBV_SEND_SIGNALED;
-	f->wr.wr.flush.remote_addr = f->iova = addr;	/* iova: the range */
-	f->wr.wr.flush.length = len;
-	f->dma.length = f->dma.resid = len;	/* rxe sends dma.resid */
-	f->wr.wr.flush.rkey = peer->fkey;
-	f->wr.wr.flush.type = 1;	/* IB_FLUSH_GLOBAL */
-	f->wr.wr.flush.level = level;
-	n = ring_post(qp, sq) ? 0 : poll_n(&wc, 1);
+	/* type 1: IB_FLUSH_GLOBAL */
+	n = ring_post_flush(qp, sq, 300 + level, addr, len, peer->fkey, 1,
+			    level) ? 0 : poll_n(&wc, 1);
 	check(n == 1 && wc.status == IBV_WC_SUCCESS && wc.opcode == WC_FLUSH &&
 	      wc.wr_id == 300u + level,
 	      "a FLUSH of %s: completed as IB_UVERBS_WC_FLUSH (got %s, opcode %d)",

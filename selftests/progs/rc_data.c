@@ -1723,10 +1723,6 @@ static void ud(void)
 
 /* ---- RDMA FLUSH, posted through the ring ---- */
 
-#define FLUSH_GLOBAL_ACCESS	(1 << 8)	/* IB_UVERBS_ACCESS_FLUSH_GLOBAL */
-#define WR_FLUSH		14		/* IB_UVERBS_WR_FLUSH */
-#define WC_FLUSH		8		/* IB_UVERBS_WC_FLUSH */
-
 /*
  * One FLUSH from a new pair's A to @rkey at @addr (@len bytes; placement
  * @type, selectivity @level), written into A's send ring, since librxe 44
@@ -1747,7 +1743,6 @@ static void flush_case(const char *what, uint32_t rkey, uint64_t addr,
 		.opcode = IBV_WR_RDMA_WRITE,
 		.wr.rdma = { .remote_addr = addr, .rkey = rkey },
 	};
-	struct sroce_send_wqe *f;
 	struct ibv_wc wc;
 	int n;
 
@@ -1763,17 +1758,8 @@ static void flush_case(const char *what, uint32_t rkey, uint64_t addr,
 	if (wlen && (post1(qa, &wr, A.cq, &wc) || wc.status != IBV_WC_SUCCESS))
 		check(0, "%s: the WRITE before (%s)", what,
 		      ibv_wc_status_str(wc.status));
-	f = ring_slot(sq);
-	f->wr.wr_id = 0xf1;
-	f->wr.opcode = WR_FLUSH;
-	f->wr.send_flags = IBV_SEND_SIGNALED;
-	f->wr.wr.flush.remote_addr = f->iova = addr;	/* iova: the range */
-	f->wr.wr.flush.length = len;
-	f->dma.length = f->dma.resid = len;	/* rxe sends dma.resid */
-	f->wr.wr.flush.rkey = rkey;
-	f->wr.wr.flush.type = type;
-	f->wr.wr.flush.level = level;
-	check(!ring_post(qa, sq), "%s: doorbell", what);
+	check(!ring_post_flush(qa, sq, 0xf1, addr, len, rkey, type, level),
+	      "%s: doorbell", what);
 	n = poll_n(A.cq, &wc, 1, 30);
 	check(n == 1 && wc.wr_id == 0xf1 && wc.status == want &&
 	      (want != IBV_WC_SUCCESS || wc.opcode == WC_FLUSH),

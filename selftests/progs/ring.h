@@ -98,4 +98,32 @@ ring_post(struct ibv_qp *qp, struct sroce_queue_buf *sq)
 	return doorbell(qp);
 }
 
+/* RDMA FLUSH as the user ABI numbers it; libibverbs 44 has no names. */
+#define FLUSH_GLOBAL_ACCESS	(1 << 8)	/* IB_UVERBS_ACCESS_FLUSH_GLOBAL */
+#define WR_FLUSH		14		/* IB_UVERBS_WR_FLUSH */
+#define WC_FLUSH		8		/* IB_UVERBS_WC_FLUSH */
+
+/*
+ * Post an RDMA FLUSH (signaled, @wr_id) of @len bytes at @addr under
+ * @rkey, placement @type, selectivity @level. The range goes in iova and
+ * dma (rdma_rxe sends dma.resid), and in wr.flush too.
+ */
+static int __attribute__((unused))
+ring_post_flush(struct ibv_qp *qp, struct sroce_queue_buf *sq, uint64_t wr_id,
+		uint64_t addr, uint32_t len, uint32_t rkey, int type, int level)
+{
+	struct sroce_send_wqe *f = ring_slot(sq);
+
+	f->wr.wr_id = wr_id;
+	f->wr.opcode = WR_FLUSH;
+	f->wr.send_flags = IBV_SEND_SIGNALED;
+	f->wr.wr.flush.remote_addr = f->iova = addr;
+	f->wr.wr.flush.length = len;
+	f->dma.length = f->dma.resid = len;
+	f->wr.wr.flush.rkey = rkey;
+	f->wr.wr.flush.type = type;
+	f->wr.wr.flush.level = level;
+	return ring_post(qp, sq);
+}
+
 #endif /* SROCE_TEST_RING_H */
