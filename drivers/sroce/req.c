@@ -364,18 +364,58 @@ static u32 sroce_req_payload(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 	return min(left, qp->mtu);
 }
 
-/* A FLUSH's FETH, then its RETH (IBA A19.4); returns what follows them. */
-static u8 *sroce_req_flush_hdrs(const struct sroce_send_wqe *wqe, u8 *p)
+/*
+ * The extension headers after the BTH of the packet at @off of @wqe (a
+ * FLUSH's FETH, then RETH, ATMETH, immediate, IETH); returns what follows
+ * them. A FLUSH WQE keeps its R_Key where rxe's layout puts it, apart from
+ * a WRITE's or READ's; a FLUSH is one packet, so @off is 0 for it.
+ */
+static u8 *sroce_req_ext_hdrs(const struct sroce_send_wqe *wqe,
+			      const struct sroce_opcode_info *info, u8 op,
+			      u32 off, u8 *p)
 {
-	struct sroce_feth *feth = (struct sroce_feth *)p;
-	struct sroce_reth *reth = (struct sroce_reth *)(feth + 1);
+	bool flush = info->flags & SROCE_F_FLUSH;
 
-	feth->bits = cpu_to_be32(wqe->wr.wr.flush.type |
-				 wqe->wr.wr.flush.level << SROCE_FETH_SEL_SHIFT);
-	reth->va = cpu_to_be64(wqe->iova);
-	reth->rkey = cpu_to_be32(wqe->wr.wr.flush.rkey);
-	reth->len = cpu_to_be32(wqe->dma.length);
-	return (u8 *)(reth + 1);
+	if (flush) {
+		struct sroce_feth *feth = (struct sroce_feth *)p;
+
+		feth->bits = cpu_to_be32(wqe->wr.wr.flush.type |
+					 wqe->wr.wr.flush.level <<
+						SROCE_FETH_SEL_SHIFT);
+		p += sizeof(*feth);
+	}
+	if (info->flags & SROCE_F_RETH) {
+		struct sroce_reth *reth = (struct sroce_reth *)p;
+
+		reth->va = cpu_to_be64(wqe->iova + off);
+		reth->rkey = cpu_to_be32(flush ? wqe->wr.wr.flush.rkey :
+					 wqe->wr.wr.rdma.rkey);
+		reth->len = cpu_to_be32(wqe->dma.length - off);
+		p += sizeof(*reth);
+	}
+	if (info->flags & SROCE_F_ATMETH) {
+		struct sroce_atmeth *a = (struct sroce_atmeth *)p;
+
+		a->va = cpu_to_be64(wqe->wr.wr.atomic.remote_addr);
+		a->rkey = cpu_to_be32(wqe->wr.wr.atomic.rkey);
+		if (op == SROCE_OP_CMP_SWAP) {
+			a->swap_add = cpu_to_be64(wqe->wr.wr.atomic.swap);
+			a->compare = cpu_to_be64(wqe->wr.wr.atomic.compare_add);
+		} else {
+			a->swap_add = cpu_to_be64(wqe->wr.wr.atomic.compare_add);
+			a->compare = 0;
+		}
+		p += sizeof(*a);
+	}
+	if (info->flags & SROCE_F_IMM) {
+		memcpy(p, &wqe->wr.ex.imm_data, 4);
+		p += 4;
+	}
+	if (info->flags & SROCE_F_IETH) {
+		*(__be32 *)p = cpu_to_be32(wqe->wr.ex.invalidate_rkey);
+		p += 4;
+	}
+	return p;
 }
 
 /* Build and send one packet of @wqe; returns the PSNs it takes, or <0. */
@@ -433,40 +473,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	bth->pkey = SROCE_DEFAULT_PKEY_BE;
 	bth->qpn = cpu_to_be32(qp->attr.dest_qp_num & SROCE_QPN_MASK);
 	bth->apsn = cpu_to_be32(qp->req.psn | (ackreq ? SROCE_BTH_ACKREQ : 0));
-	p = (u8 *)(bth + 1);
-
-	if (info->flags & SROCE_F_FLUSH) {
-		p = sroce_req_flush_hdrs(wqe, p);
-	} else if (info->flags & SROCE_F_RETH) {
-		struct sroce_reth *reth = (struct sroce_reth *)p;
-
-		reth->va = cpu_to_be64(wqe->iova + off);
-		reth->rkey = cpu_to_be32(wqe->wr.wr.rdma.rkey);
-		reth->len = cpu_to_be32(len - off);
-		p += sizeof(*reth);
-	}
-	if (info->flags & SROCE_F_ATMETH) {
-		struct sroce_atmeth *a = (struct sroce_atmeth *)p;
-
-		a->va = cpu_to_be64(wqe->wr.wr.atomic.remote_addr);
-		a->rkey = cpu_to_be32(wqe->wr.wr.atomic.rkey);
-		if (op == SROCE_OP_CMP_SWAP) {
-			a->swap_add = cpu_to_be64(wqe->wr.wr.atomic.swap);
-			a->compare = cpu_to_be64(wqe->wr.wr.atomic.compare_add);
-		} else {
-			a->swap_add = cpu_to_be64(wqe->wr.wr.atomic.compare_add);
-			a->compare = 0;
-		}
-		p += sizeof(*a);
-	}
-	if (info->flags & SROCE_F_IMM) {
-		memcpy(p, &wqe->wr.ex.imm_data, 4);
-		p += 4;
-	}
-	if (info->flags & SROCE_F_IETH) {
-		*(__be32 *)p = cpu_to_be32(wqe->wr.ex.invalidate_rkey);
-		p += 4;
-	}
+	p = sroce_req_ext_hdrs(wqe, info, op, off, (u8 *)(bth + 1));
 
 	if (chunk) {
 		sroce_frags_attach(skb, &frags);
