@@ -190,26 +190,15 @@ static bool sroce_odp_range_present(struct ib_umem_odp *odp, u64 va, u32 len,
 }
 
 /*
- * Make [iova, iova + len) of ODP MR @mr present (writable if @write) and
- * keep it so: on success the umem mutex is held, invalidations wait, and
- * the caller lets go with sroce_odp_unhold(). Sleeps. The range is inside
- * the MR (checked by the caller).
- * An implicit MR's range must lie in one child (sroce_odp_span()).
+ * Make [va, va + len) of @odp present (writable if @write) and keep it so:
+ * on success the umem mutex is held, invalidations wait, and the caller lets
+ * go with sroce_odp_unhold(). Sleeps. The range lies in @odp.
  */
-int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write)
+static int sroce_odp_hold_umem(struct ib_umem_odp *odp, u64 va, u32 len,
+			       bool write)
 {
-	u64 va = sroce_odp_va(mr, iova);
-	struct ib_umem_odp *odp;
 	int np;
 
-	might_sleep();
-	if (!len)
-		len = 1;
-	if (sroce_odp_span(mr, iova, len) != len)
-		return -EFAULT;
-	odp = sroce_odp_umem(mr, va, true);
-	if (IS_ERR(odp))
-		return PTR_ERR(odp);
 	mutex_lock(&odp->umem_mutex);
 	if (sroce_odp_range_present(odp, va, len, write))
 		return 0;
@@ -223,6 +212,25 @@ int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write)
 		return 0;
 	mutex_unlock(&odp->umem_mutex);
 	return -EFAULT;
+}
+
+/*
+ * sroce_odp_hold_umem() for [iova, iova + len) of ODP MR @mr, inside the MR
+ * (checked by the caller). The range is not empty and, in an implicit MR,
+ * lies in one child (sroce_odp_span()), or it is refused.
+ */
+int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write)
+{
+	u64 va = sroce_odp_va(mr, iova);
+	struct ib_umem_odp *odp;
+
+	might_sleep();
+	if (!len || sroce_odp_span(mr, iova, len) != len)
+		return -EFAULT;
+	odp = sroce_odp_umem(mr, va, true);
+	if (IS_ERR(odp))
+		return PTR_ERR(odp);
+	return sroce_odp_hold_umem(odp, va, len, write);
 }
 
 /* Let go of what sroce_odp_hold(@mr, @iova, ...) holds. */
@@ -261,12 +269,19 @@ void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   bool to_mr)
 {
+	struct ib_umem_odp *odp;
 	u32 n;
 	int err;
 
+	might_sleep();
 	while (len) {
+		u64 va = sroce_odp_va(mr, iova);
+
 		n = sroce_odp_span(mr, iova, len);
-		err = sroce_odp_hold(mr, iova, n, to_mr);
+		odp = sroce_odp_umem(mr, va, true);
+		if (IS_ERR(odp))
+			return PTR_ERR(odp);
+		err = sroce_odp_hold_umem(odp, va, n, to_mr);
 		if (err)
 			return err;
 		sroce_odp_copy_held(mr, iova, buf, n, to_mr);
