@@ -609,14 +609,15 @@ static enum sroce_resp_err sroce_resp_atomic(struct sroce_qp *qp,
 
 /*
  * RDMA WRITE: the first packet names the range (checked whole), each
- * packet is placed where the one before it ended.
+ * packet is placed where the one before it ended. The MR the first packet
+ * found places its payload too: one lookup for a one-packet WRITE.
  */
 static enum sroce_resp_err sroce_resp_write(struct sroce_qp *qp,
 					    struct sk_buff *skb)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
-	struct sroce_mr *mr;
-	int err;
+	enum sroce_resp_err ret = SROCE_RESP_OK;
+	struct sroce_mr *mr = NULL;
 
 	if (pkt->flags & SROCE_F_RETH) {
 		struct sroce_reth *reth = sroce_ext(skb, 0);
@@ -633,25 +634,30 @@ static enum sroce_resp_err sroce_resp_write(struct sroce_qp *qp,
 					    IB_ACCESS_REMOTE_WRITE);
 			if (!mr)
 				return SROCE_RESP_ACCESS;
-			sroce_mr_put(mr);
 		}
 	}
 	if (pkt->paylen > qp->resp.resid ||
-	    ((pkt->flags & SROCE_F_LAST) && pkt->paylen != qp->resp.resid))
-		return SROCE_RESP_INV_REQ;
+	    ((pkt->flags & SROCE_F_LAST) && pkt->paylen != qp->resp.resid)) {
+		ret = SROCE_RESP_INV_REQ;
+		goto out;
+	}
 	if (pkt->paylen) {
-		mr = sroce_rkey_get(qp, qp->resp.rkey, qp->resp.va,
-				    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
+		if (!mr)
+			mr = sroce_rkey_get(qp, qp->resp.rkey, qp->resp.va,
+					    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
 		if (!mr)
 			return SROCE_RESP_ACCESS;
-		err = sroce_payload_to_mr(skb, mr, qp->resp.va);
-		sroce_mr_put(mr);
-		if (err)
-			return SROCE_RESP_ACCESS;
+		if (sroce_payload_to_mr(skb, mr, qp->resp.va)) {
+			ret = SROCE_RESP_ACCESS;
+			goto out;
+		}
 	}
 	qp->resp.va += pkt->paylen;
 	qp->resp.resid -= pkt->paylen;
-	return SROCE_RESP_OK;
+out:
+	if (mr)
+		sroce_mr_put(mr);
+	return ret;
 }
 
 /*
