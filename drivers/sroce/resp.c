@@ -787,6 +787,28 @@ static enum sroce_resp_err sroce_resp_send(struct sroce_qp *qp,
 }
 
 /*
+ * Whether RC acknowledges @pkt, the FIRST packet of a longer message,
+ * unasked. A requester that leaves its retransmission timer running once
+ * all is acknowledged (rdma_rxe does) and asks for an ACK only every 64
+ * packets would otherwise time out early on a long message that starts
+ * late in that timer's period, and resend it. The early ACK re-arms such a
+ * timer. A WRITE of at most SROCE_ACK_EARLY_MTUS packets (its RETH says)
+ * gets none: its last packet asks for an ACK as soon as a one-packet
+ * message's would, and the extra ACK cost a packet per message (and, under
+ * a VM, a kick of the NIC). Not for a chunk: only sroce sends those.
+ */
+#define SROCE_ACK_EARLY_MTUS	8
+
+static bool sroce_resp_ack_early(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt)
+{
+	if ((pkt->flags & SROCE_F_ONLY) != SROCE_F_FIRST || pkt->span != 1)
+		return false;
+	return !(pkt->flags & SROCE_F_RETH) ||
+	       qp->resp.write_len > SROCE_ACK_EARLY_MTUS * qp->mtu;
+}
+
+/*
  * A SEND or WRITE packet placed: the next PSN; at the end of a message the
  * invalidation it carries and its receive completion; the ACK.
  */
@@ -808,18 +830,9 @@ static enum sroce_resp_err sroce_resp_finish(struct sroce_qp *qp,
 		if (pkt->flags & SROCE_F_COMP)
 			sroce_resp_complete(qp, skb, IB_WC_SUCCESS);
 	}
-	/*
-	 * UC has no acknowledgements, whatever the sender asks for. RC also
-	 * acknowledges the first packet of a longer message unasked: a
-	 * requester that leaves its retransmission timer running once all
-	 * is acknowledged (rdma_rxe does) would otherwise time out early on
-	 * a message that starts late in that timer's period and resend it.
-	 * The early ACK re-arms such a timer; it costs one ACK per message
-	 * (not for a chunk: only sroce sends those).
-	 */
+	/* UC has no acknowledgements, whatever the sender asks for. */
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    (pkt->ackreq ||
-	     ((pkt->flags & SROCE_F_ONLY) == SROCE_F_FIRST && pkt->span == 1)))
+	    (pkt->ackreq || sroce_resp_ack_early(qp, pkt)))
 		sroce_send_ack(qp, SROCE_AETH_ACK_NOCREDIT,
 			       sroce_psn_add(pkt->psn, pkt->span - 1));
 	return SROCE_RESP_OK;

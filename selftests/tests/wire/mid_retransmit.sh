@@ -6,7 +6,9 @@
 # written again, one ACK answers the duplicates (the one that asks, with
 # AckReq, for the newest PSN received), the new MIDDLE and LAST packets
 # complete the WRITE, and the data is whole. Then the same for a SEND.
-# (The FIRST packet is acknowledged too, unasked: see sroce_resp_execute.)
+# A SEND's FIRST packet is acknowledged too, unasked, and so is a WRITE's
+# of more than 8 MTUs, but not that of this WRITE of 4 (see
+# sroce_resp_ack_early()).
 . /tests/lib.sh
 . /tests/wire/wire.lib
 
@@ -19,9 +21,10 @@ mid() {
 	inj_ab --op "$1" --qpn "$QPB" --psn "$2" ${3:+--ackreq} --payload-len "$MTU" "${@:4}"
 }
 
-# rewind_case FIRST MIDDLE LAST [FIRST's extension]: the four packets, with
-# 1001 and 1002 sent again before 1003 (the second time 1002 asks for an
-# ACK), as a requester that timed out after 1002 does.
+# rewind_case WHAT FIRST MIDDLE LAST [FIRST's extension]: the four packets,
+# with 1001 and 1002 sent again before 1003 (the second time 1002 asks for
+# an ACK), as a requester that timed out after 1002 does; $ACKS: the PSNs
+# acknowledged, in order.
 rewind_case() {
 	local what=$1 ack
 	csnap
@@ -40,9 +43,8 @@ rewind_case() {
 	settle
 	ack=$(sniff_in | grep "op=0x11 qpn=$QPA " || true)
 	echo "$ack" | sed 's/^/# /'
-	assert_eq "$(grep -o 'psn=[0-9]*' <<<"$ack" | tr '\n' ' ')" \
-		"psn=1000 psn=1002 psn=1003 " \
-		"$what: ACKs: the FIRST's, one for the duplicates, the LAST's"
+	assert_eq "$(grep -o 'psn=[0-9]*' <<<"$ack" | tr '\n' ' ')" "$ACKS" \
+		"$what: ACKs ($ACKS: the FIRST's if any, one for the duplicates, the LAST's)"
 	assert_delta sroce_b duplicate_request 2 "$what"
 	assert_delta sroce_b rcvd_dropped 0 "$what"
 	ctl state "$P" b
@@ -51,6 +53,7 @@ rewind_case() {
 
 new_pair rc
 ctl fill b 0 "$len" 0
+ACKS="psn=1002 psn=1003 "
 rewind_case WRITE 0x06 0x07 0x08 "$(reth "$VA_B" "$RKEY_B" "$len")"
 ctl dump b 0 "$len"
 assert_eq "$(kv hex)" "$pattern" "the WRITE's data"
@@ -58,9 +61,18 @@ assert_eq "$(kv hex)" "$pattern" "the WRITE's data"
 new_pair rc
 ctl fill b 0 "$len" 0
 ctl recv "$P" b 1 "$len"
+ACKS="psn=1000 psn=1002 psn=1003 "
 rewind_case SEND 0x00 0x01 0x02
 ctl poll b 10 1
 assert_eq "$R" "wc n=1 0:128:$len" "the SEND's receive completes once"
 ctl dump b 0 "$len"
 assert_eq "$(kv hex)" "$pattern" "the SEND's data"
+
+# A WRITE of 9 MTUs: its FIRST packet is acknowledged at once, unasked.
+new_pair rc
+csnap
+mid 0x06 1000 "" --ext "$(reth "$VA_B" "$RKEY_B" $((9 * MTU)))"
+wait_for 10 "the long WRITE's FIRST: an ACK, unasked" eval \
+	'sniff_in | grep -q "op=0x11 qpn=$QPA psn=1000 ackreq=. aeth=0x1f"'
+assert_delta sroce_b rcvd_dropped 0 "the long WRITE's FIRST"
 pass
