@@ -792,20 +792,24 @@ static enum sroce_resp_err sroce_resp_send(struct sroce_qp *qp,
  * all is acknowledged (rdma_rxe does) and asks for an ACK only every 64
  * packets would otherwise time out early on a long message that starts
  * late in that timer's period, and resend it. The early ACK re-arms such a
- * timer. A WRITE of at most SROCE_ACK_EARLY_MTUS packets (its RETH says)
- * gets none: its last packet asks for an ACK as soon as a one-packet
- * message's would, and the extra ACK cost a packet per message (and, under
- * a VM, a kick of the NIC). Not for a chunk: only sroce sends those.
+ * timer. A message that ends within SROCE_ACK_EARLY_MTUS packets gets
+ * none: its last packet asks for an ACK about as soon, and the extra ACK
+ * cost a packet per message (and, under a VM, a kick of the NIC). A
+ * WRITE's RETH says its length; a SEND is at most as long as the receive
+ * buffer it lands in. Not for a chunk: only sroce sends those.
  */
 #define SROCE_ACK_EARLY_MTUS	8
 
 static bool sroce_resp_ack_early(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt)
 {
+	u64 most;
+
 	if ((pkt->flags & SROCE_F_ONLY) != SROCE_F_FIRST || pkt->span != 1)
 		return false;
-	return !(pkt->flags & SROCE_F_RETH) ||
-	       qp->resp.write_len > SROCE_ACK_EARLY_MTUS * qp->mtu;
+	most = pkt->flags & SROCE_F_RETH ? qp->resp.write_len :
+					   qp->resp.length;
+	return most > SROCE_ACK_EARLY_MTUS * qp->mtu;
 }
 
 /*

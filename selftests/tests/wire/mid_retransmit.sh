@@ -6,9 +6,9 @@
 # written again, one ACK answers the duplicates (the one that asks, with
 # AckReq, for the newest PSN received), the new MIDDLE and LAST packets
 # complete the WRITE, and the data is whole. Then the same for a SEND.
-# A SEND's FIRST packet is acknowledged too, unasked, and so is a WRITE's
-# of more than 8 MTUs, but not that of this WRITE of 4 (see
-# sroce_resp_ack_early()).
+# The FIRST packet of a WRITE of more than 8 MTUs, or of a SEND into a
+# receive buffer of more than 8, is acknowledged too, unasked; not that of
+# these messages of 4 (see sroce_resp_ack_early()).
 . /tests/lib.sh
 . /tests/wire/wire.lib
 
@@ -61,18 +61,24 @@ assert_eq "$(kv hex)" "$pattern" "the WRITE's data"
 new_pair rc
 ctl fill b 0 "$len" 0
 ctl recv "$P" b 1 "$len"
-ACKS="psn=1000 psn=1002 psn=1003 "
+ACKS="psn=1002 psn=1003 "
 rewind_case SEND 0x00 0x01 0x02
 ctl poll b 10 1
 assert_eq "$R" "wc n=1 0:128:$len" "the SEND's receive completes once"
 ctl dump b 0 "$len"
 assert_eq "$(kv hex)" "$pattern" "the SEND's data"
 
-# A WRITE of 9 MTUs: its FIRST packet is acknowledged at once, unasked.
+# A WRITE of 9 MTUs, and a SEND into a receive buffer of 9: each FIRST
+# packet is acknowledged at once, unasked.
 new_pair rc
 csnap
 mid 0x06 1000 "" --ext "$(reth "$VA_B" "$RKEY_B" $((9 * MTU)))"
 wait_for 10 "the long WRITE's FIRST: an ACK, unasked" eval \
 	'sniff_in | grep -q "op=0x11 qpn=$QPA psn=1000 ackreq=. aeth=0x1f"'
-assert_delta sroce_b rcvd_dropped 0 "the long WRITE's FIRST"
+new_pair rc
+ctl recv "$P" b 1 $((9 * MTU))
+mid 0x00 1000
+wait_for 10 "the FIRST of a SEND into 9 MTUs: an ACK, unasked" eval \
+	'sniff_in | grep -q "op=0x11 qpn=$QPA psn=1000 ackreq=. aeth=0x1f"'
+assert_delta sroce_b rcvd_dropped 0 "the long messages' FIRST packets"
 pass
