@@ -240,13 +240,10 @@ void sroce_odp_unhold(struct sroce_mr *mr, u64 iova)
 				     false)->umem_mutex);
 }
 
-/* sroce_mr_copy() for an ODP MR whose range the caller holds. */
-void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-			 bool to_mr)
+/* Copy between @buf and [va, va + len) of @odp, which the caller holds. */
+static void sroce_odp_copy_umem(struct ib_umem_odp *odp, u64 va, void *buf,
+				u32 len, bool to_mr)
 {
-	u64 va = sroce_odp_va(mr, iova);
-	struct ib_umem_odp *odp = sroce_odp_umem(mr, va, false);
-
 	lockdep_assert_held(&odp->umem_mutex);
 	while (len) {
 		u64 idx = (va - ib_umem_start(odp)) >> PAGE_SHIFT;
@@ -265,7 +262,19 @@ void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	}
 }
 
-/* sroce_mr_copy() for an ODP MR: one umem (child) at a time. */
+/* sroce_mr_copy() for an ODP MR whose range the caller holds. */
+void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+			 bool to_mr)
+{
+	u64 va = sroce_odp_va(mr, iova);
+
+	sroce_odp_copy_umem(sroce_odp_umem(mr, va, false), va, buf, len, to_mr);
+}
+
+/*
+ * sroce_mr_copy() for an ODP MR: one umem (child) at a time, each looked up
+ * once.
+ */
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   bool to_mr)
 {
@@ -284,8 +293,8 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		err = sroce_odp_hold_umem(odp, va, n, to_mr);
 		if (err)
 			return err;
-		sroce_odp_copy_held(mr, iova, buf, n, to_mr);
-		sroce_odp_unhold(mr, iova);
+		sroce_odp_copy_umem(odp, va, buf, n, to_mr);
+		mutex_unlock(&odp->umem_mutex);
 		iova += n;
 		buf += n;
 		len -= n;
