@@ -15,7 +15,9 @@
  *   starts another child umem), an RDMA READ and a SEND out of it, and a
  *   FETCH_ADD, all through its keys; data compared byte for byte;
  * - a page unmapped inside the MR: an RDMA WRITE to it completes with
- *   IBV_WC_REM_ACCESS_ERR; deregistration after munmap succeeds.
+ *   IBV_WC_REM_ACCESS_ERR; deregistration after munmap succeeds;
+ * - an implicit MR's bound: WRITEs into 4,096 stretches of 4 MiB land,
+ *   one into the 4,097th gets IBV_WC_REM_ACCESS_ERR.
  *
  *   odp DEV
  *
@@ -368,6 +370,99 @@ static void hole(void)
 	check(!ibv_dereg_mr(omr), "deregister the ODP MR after munmap");
 }
 
+/*
+ * The bound on an implicit MR's children (odp.c, SROCE_IMR_MAX: 4,096 of
+ * 4 MiB). An RDMA WRITE into each of 4,096 stretches of fresh memory
+ * lands; one into the next stretch gets REM_ACCESS_ERR. On a QP pair of
+ * its own, as that last WRITE fails its QP; 16 GiB of address space,
+ * 4,097 pages of it touched (no huge pages: they would be 8 GiB).
+ */
+#define CAP_CHILDREN	4096
+#define CAP_BATCH	8	/* WRITEs per signaled one */
+
+static int cap_batch(struct ibv_qp *qp, unsigned char *base, int first,
+		     int n, uint32_t rkey)
+{
+	size_t mib4 = 4 << 20;
+	struct ibv_send_wr wr[CAP_BATCH], *bad;
+	struct ibv_sge sge[CAP_BATCH];
+	struct ibv_wc wc;
+	int i;
+
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < n; i++) {
+		int k = first + i;
+
+		sge[i].addr = (uintptr_t)src + (k % (LEN / 8)) * 8;
+		sge[i].length = 8;
+		sge[i].lkey = smr->lkey;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_RDMA_WRITE;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+		wr[i].wr.rdma.remote_addr = (uintptr_t)base + k * mib4;
+		wr[i].wr.rdma.rkey = rkey;
+	}
+	wr[n - 1].send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(qp, wr, &bad))
+		return -1;
+	return wait_wc(&wc);
+}
+
+static void implicit_cap(void)
+{
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_ON_DEMAND;
+	size_t mib4 = 4 << 20, span = (size_t)(CAP_CHILDREN + 2) * mib4;
+	unsigned char *m = mmap(NULL, span, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				-1, 0);
+	struct ibv_mr *imr = ibv_reg_mr(pd, NULL, SIZE_MAX, acc);
+	struct ibv_qp *qc = rc_qp(), *qd = qc ? rc_qp() : NULL;
+	int i, st = IBV_WC_SUCCESS, done = 0, bad = 0;
+	unsigned char *base;
+
+	if (!check(m != MAP_FAILED, "cap: 16 GiB mapped (%s)",
+		   m != MAP_FAILED ? "yes" : strerror(errno)))
+		goto out;
+	/* EINVAL: a kernel without huge pages */
+	if (madvise(m, span, MADV_NOHUGEPAGE) && errno != EINVAL) {
+		check(0, "cap: no huge pages (%s)", strerror(errno));
+		goto out;
+	}
+	if (!check(imr && qd && !connect_qp(qc, qd->qp_num) &&
+		   !connect_qp(qd, qc->qp_num),
+		   "cap: an implicit MR and a QP pair"))
+		goto out;
+	base = (unsigned char *)(((uintptr_t)m + mib4 - 1) & ~(mib4 - 1));
+	fill(src, 10);
+	for (i = 0; i < CAP_CHILDREN && st == IBV_WC_SUCCESS; i += CAP_BATCH) {
+		st = cap_batch(qc, base, i, CAP_BATCH, imr->rkey);
+		done += st == IBV_WC_SUCCESS ? CAP_BATCH : 0;
+	}
+	check(done == CAP_CHILDREN,
+	      "cap: RDMA WRITEs into %d stretches of 4 MiB (%d done, last %s)",
+	      CAP_CHILDREN, done,
+	      st < 0 ? "no completion" : ibv_wc_status_str(st));
+	for (i = 0; i < done; i++)
+		bad += !!memcmp(base + i * mib4, src + (i % (LEN / 8)) * 8, 8);
+	check(done && !bad, "cap: %d of them hold the bytes written",
+	      done - bad);
+	st = cap_batch(qc, base, CAP_CHILDREN, 1, imr->rkey);
+	check(st == IBV_WC_REM_ACCESS_ERR,
+	      "cap: one more stretch: %s (got %s)",
+	      ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR),
+	      st < 0 ? "no completion" : ibv_wc_status_str(st));
+out:
+	if (qd)
+		ibv_destroy_qp(qd);
+	if (qc)
+		ibv_destroy_qp(qc);
+	check(!imr || !ibv_dereg_mr(imr), "cap: deregistered");
+	if (m != MAP_FAILED)
+		munmap(m, span);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -383,6 +478,7 @@ int main(int argc, char **argv)
 	atomics();
 	implicit();
 	hole();
+	implicit_cap();
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);
 	ibv_dereg_mr(smr);
