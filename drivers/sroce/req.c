@@ -587,12 +587,13 @@ static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
 }
 
 /* Send one packet (or run one local operation); false if nothing to do. */
-static bool sroce_req_step(struct sroce_qp *qp)
+/*
+ * The WQE to work on next, fetched from the ring if need be; NULL if there
+ * is none or the QP may not start one. A timeout, NAK or late ACK first
+ * moves the send point back.
+ */
+static struct sroce_send_wqe *sroce_req_next_wqe(struct sroce_qp *qp, bool rc)
 {
-	struct sroce_send_wqe *wqe;
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
-	int span;
-
 	if (qp->req.need_retry) {
 		/* A timeout, NAK or RNR wait: from the acknowledged point. */
 		qp->req.need_retry = false;
@@ -603,66 +604,109 @@ static bool sroce_req_step(struct sroce_qp *qp)
 		sroce_req_resume(qp);
 	}
 	if (qp->comp.rnr_wait)
-		return false;
+		return NULL;
 
 	if (qp->req.wqe_index == qp->req.fetched) {
 		if (qp->state != IB_QPS_RTS)
-			return false;	/* SQD: no new WQE */
+			return NULL;	/* SQD: no new WQE */
 		if (sroce_queue_peer_index(&qp->sq) == qp->req.fetched)
-			return false;
+			return NULL;
 		/*
 		 * The copy ring is full: every slot holds a WQE not yet
 		 * completed. Only a producer index moved backwards gets
 		 * here; fetching would overwrite WQEs still under way.
 		 */
 		if (((qp->req.fetched + 1) & qp->sq.index_mask) == qp->sq.index)
-			return false;
+			return NULL;
 		sroce_req_fetch(qp);
 	}
-	wqe = sroce_sq_copy(qp, qp->req.wqe_index);
+	return sroce_sq_copy(qp, qp->req.wqe_index);
+}
 
-	if (wqe->state == SROCE_WQE_DONE) {
-		/* Invalid WQE, or a finished local operation. */
-		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
-		return true;
-	}
+static void sroce_req_wqe_done(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
+{
+	wqe->state = SROCE_WQE_DONE;
+	qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+}
 
-	if (wqe->mask & SROCE_F_LOCAL) {
-		/*
-		 * Local operations run once everything before them has
-		 * completed, so they cannot change memory an earlier WQE of
-		 * this QP still uses.
-		 */
-		if (qp->sq.index != qp->req.wqe_index)
-			return false;
-		if (wqe->wr.opcode == IB_WR_BIND_MW)
-			wqe->status = sroce_bind_mw(qp, wqe);
-		else if (wqe->wr.opcode == IB_WR_REG_MR)
-			wqe->status = sroce_reg_mr(qp, wqe);
-		else if (sroce_invalidate(qp, wqe->wr.ex.invalidate_rkey, false))
-			wqe->status = IB_WC_LOC_QP_OP_ERR;
-		wqe->state = SROCE_WQE_DONE;
-		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
-		return true;
-	}
+/*
+ * A local operation (bind, fast register, local invalidate); false while it
+ * must wait. They run once everything before them has completed, so they
+ * cannot change memory an earlier WQE of this QP still uses.
+ */
+static bool sroce_req_local(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
+{
+	if (qp->sq.index != qp->req.wqe_index)
+		return false;
+	if (wqe->wr.opcode == IB_WR_BIND_MW)
+		wqe->status = sroce_bind_mw(qp, wqe);
+	else if (wqe->wr.opcode == IB_WR_REG_MR)
+		wqe->status = sroce_reg_mr(qp, wqe);
+	else if (sroce_invalidate(qp, wqe->wr.ex.invalidate_rkey, false))
+		wqe->status = IB_WC_LOC_QP_OP_ERR;
+	sroce_req_wqe_done(qp, wqe);
+	return true;
+}
 
-	if (sroce_qp_is_ud(qp)) {
-		wqe->status = sroce_req_ud(qp, wqe);
-		wqe->state = SROCE_WQE_DONE;
-		qp->req.psn = sroce_psn_add(qp->req.psn, 1);
-		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
-		return true;
-	}
+/* Whether the window, a fence and the READ/atomic limit let @wqe go on. */
+static bool sroce_req_may_send(struct sroce_qp *qp,
+			       const struct sroce_send_wqe *wqe, bool rc)
+{
+	u32 limit = sroce_psn_add(qp->comp.psn, qp->req.window);
 
-	if (rc && sroce_psn_cmp(qp->req.psn, sroce_psn_add(qp->comp.psn,
-			qp->req.window)) >= 0)
+	if (rc && sroce_psn_cmp(qp->req.psn, limit) >= 0)
 		return false;
 	if (rc && qp->req.offset == 0 &&
 	    (wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
 		return false;
-	if ((wqe->mask & SROCE_F_RD_ATOMIC) &&
-	    qp->req.offset == 0 &&
-	    qp->req.rd_atomic >= max_t(u32, qp->attr.max_rd_atomic, 1))
+	return !((wqe->mask & SROCE_F_RD_ATOMIC) && qp->req.offset == 0 &&
+		 qp->req.rd_atomic >= max_t(u32, qp->attr.max_rd_atomic, 1));
+}
+
+/* A packet of @wqe that took @span PSNs is out. */
+static void sroce_req_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			   int span, bool rc)
+{
+	if (qp->req.offset == 0) {
+		/* The whole message is out. */
+		if (wqe->mask & SROCE_F_SEND)
+			sroce_count(to_sdev(qp->ibqp.device),
+				    SROCE_CNT_RDMA_SENDS);
+		if (wqe->mask & SROCE_F_RD_ATOMIC)
+			qp->req.rd_atomic++;
+		wqe->state = rc ? SROCE_WQE_SENT : SROCE_WQE_DONE;
+		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+	}
+	qp->req.psn = sroce_psn_add(qp->req.psn, span);
+	if (sroce_psn_cmp(qp->req.psn, qp->req.psn_max) > 0)
+		qp->req.psn_max = qp->req.psn;
+	if (rc)
+		sroce_comp_arm(qp);
+}
+
+/* One step of the requester: a packet sent or a WQE finished; false: idle. */
+static bool sroce_req_step(struct sroce_qp *qp)
+{
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	struct sroce_send_wqe *wqe = sroce_req_next_wqe(qp, rc);
+	int span;
+
+	if (!wqe)
+		return false;
+	if (wqe->state == SROCE_WQE_DONE) {
+		/* Invalid WQE, or a finished local operation. */
+		sroce_req_wqe_done(qp, wqe);
+		return true;
+	}
+	if (wqe->mask & SROCE_F_LOCAL)
+		return sroce_req_local(qp, wqe);
+	if (sroce_qp_is_ud(qp)) {
+		wqe->status = sroce_req_ud(qp, wqe);
+		qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+		sroce_req_wqe_done(qp, wqe);
+		return true;
+	}
+	if (!sroce_req_may_send(qp, wqe, rc))
 		return false;
 
 	span = sroce_req_packet(qp, wqe);
@@ -683,21 +727,7 @@ static bool sroce_req_step(struct sroce_qp *qp)
 		wqe->state = SROCE_WQE_DONE;
 		return true;
 	}
-	if (qp->req.offset == 0) {
-		/* The whole message is out. */
-		if (wqe->mask & SROCE_F_SEND)
-			sroce_count(to_sdev(qp->ibqp.device),
-				    SROCE_CNT_RDMA_SENDS);
-		if (wqe->mask & SROCE_F_RD_ATOMIC)
-			qp->req.rd_atomic++;
-		wqe->state = rc ? SROCE_WQE_SENT : SROCE_WQE_DONE;
-		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
-	}
-	qp->req.psn = sroce_psn_add(qp->req.psn, span);
-	if (sroce_psn_cmp(qp->req.psn, qp->req.psn_max) > 0)
-		qp->req.psn_max = qp->req.psn;
-	if (rc)
-		sroce_comp_arm(qp);
+	sroce_req_sent(qp, wqe, span, rc);
 	return true;
 }
 
