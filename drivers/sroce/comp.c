@@ -451,6 +451,68 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	return false;
 }
 
+/* An atomic's ACKNOWLEDGE: the original value, into the WQE's buffer. */
+static void sroce_comp_atomic(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			      struct sk_buff *skb, u32 psn)
+{
+	struct sroce_atmack *ack = sroce_ext(skb, sizeof(struct sroce_aeth));
+	u64 orig = be64_to_cpu(ack->orig);
+
+	if (!(wqe->mask & SROCE_F_ATOMIC))
+		return;
+	if (sroce_sge_copy(qp, wqe->dma.sge, 1, 0, &orig, 8, true)) {
+		sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	sroce_comp_ack_to(qp, psn);
+	sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
+}
+
+/* ATOMIC WRITE's and FLUSH's answer: an RDMA READ response of no payload. */
+static void sroce_comp_empty_read(struct sroce_qp *qp,
+				  struct sroce_send_wqe *wqe,
+				  const struct sroce_pkt *pkt, u32 psn)
+{
+	if ((pkt->flags & SROCE_F_ONLY) != SROCE_F_ONLY || pkt->paylen ||
+	    !(pkt->flags & SROCE_F_READ)) {
+		sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	sroce_comp_ack_to(qp, psn);
+	sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
+}
+
+/* An RDMA READ response: its payload placed where the WQE says. */
+static void sroce_comp_read(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			    struct sk_buff *skb, u32 psn)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	u32 off, last;
+
+	if (!(wqe->mask & SROCE_F_READ))
+		return;
+	off = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;
+	last = sroce_psn_add(psn, pkt->span - 1);
+	/* Full-MTU responses but the last, which brings the exact total. */
+	if (off > wqe->dma.length ||
+	    pkt->paylen > wqe->dma.length - off ||
+	    !sroce_pkt_len_ok(pkt, qp->mtu) ||
+	    ((pkt->flags & SROCE_F_LAST) &&
+	     (last != wqe->last_psn || off + pkt->paylen != wqe->dma.length))) {
+		sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (pkt->paylen &&
+	    sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
+				 off)) {
+		sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	sroce_comp_ack_to(qp, last);
+	if (pkt->flags & SROCE_F_LAST)
+		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
+}
+
 /*
  * A read response or atomic ACK for the WQE at the head; true if @skb was
  * kept (held: ahead of its turn, hold.c).
@@ -459,7 +521,6 @@ static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	struct sroce_send_wqe *wqe;
-	u32 off, last;
 
 	/* Earlier sends and writes are acknowledged by this response. */
 	sroce_comp_done(qp, true, sroce_psn_add(psn, -1));
@@ -487,55 +548,12 @@ static bool sroce_comp_data(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	}
 	sroce_hold_progress(&qp->resp_held);
 
-	if (pkt->flags & SROCE_F_ATOMIC) {
-		struct sroce_atmack *ack = sroce_ext(skb,
-						     sizeof(struct sroce_aeth));
-		u64 orig = be64_to_cpu(ack->orig);
-
-		if (!(wqe->mask & SROCE_F_ATOMIC))
-			return false;
-		if (sroce_sge_copy(qp, wqe->dma.sge, 1, 0, &orig, 8, true)) {
-			sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
-			return false;
-		}
-		sroce_comp_ack_to(qp, psn);
-		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
-		return false;
-	}
-
-	if (wqe->mask & (SROCE_F_ATOMIC_WRITE | SROCE_F_FLUSH)) {
-		/* Their answer: an RDMA READ response of no payload. */
-		if ((pkt->flags & SROCE_F_ONLY) != SROCE_F_ONLY || pkt->paylen ||
-		    !(pkt->flags & SROCE_F_READ)) {
-			sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);
-			return false;
-		}
-		sroce_comp_ack_to(qp, psn);
-		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
-		return false;
-	}
-	if (!(wqe->mask & SROCE_F_READ))
-		return false;
-	off = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;
-	last = sroce_psn_add(psn, pkt->span - 1);
-	/* Full-MTU responses but the last, which brings the exact total. */
-	if (off > wqe->dma.length ||
-	    pkt->paylen > wqe->dma.length - off ||
-	    !sroce_pkt_len_ok(pkt, qp->mtu) ||
-	    ((pkt->flags & SROCE_F_LAST) &&
-	     (last != wqe->last_psn || off + pkt->paylen != wqe->dma.length))) {
-		sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);
-		return false;
-	}
-	if (pkt->paylen &&
-	    sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
-				 off)) {
-		sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
-		return false;
-	}
-	sroce_comp_ack_to(qp, last);
-	if (pkt->flags & SROCE_F_LAST)
-		sroce_send_wqe_complete(qp, wqe, IB_WC_SUCCESS);
+	if (pkt->flags & SROCE_F_ATOMIC)
+		sroce_comp_atomic(qp, wqe, skb, psn);
+	else if (wqe->mask & (SROCE_F_ATOMIC_WRITE | SROCE_F_FLUSH))
+		sroce_comp_empty_read(qp, wqe, pkt, psn);
+	else
+		sroce_comp_read(qp, wqe, skb, psn);
 	return false;
 }
 
