@@ -290,69 +290,19 @@ static void sroce_push_headers(struct sk_buff *skb, const struct sroce_av *av,
 }
 
 /*
- * Add UDP and IP headers and the ICRC to a packet built by
- * sroce_skb_alloc() for @qp, and send it through the netdev, or straight
- * to our own receive path when it is addressed to this device. Consumes
- * @skb. Called from @qp's run (any context but hard IRQ).
+ * @skb, whose IP and UDP headers are pushed, onto the wire: its ICRC after
+ * @iblen bytes of IB headers and payload, a route (cached per QP for its
+ * own AV), the IP layer.
  */
-int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
-	       struct sk_buff *skb)
+static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
+			   struct sk_buff *skb, unsigned int iblen)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct net_device *ndev = sdev->ndev;
-	struct net *net = dev_net(ndev);
+	struct net *net = dev_net(sdev->ndev);
 	bool v6 = sroce_av_ipv6(av);
-	unsigned int iblen = skb->len;
-	bool loop = sroce_av_local(qp, av);
 	struct dst_cache *cache;
 	__le32 icrc;
-	bool urgent;
 	int err;
-
-	if (unlikely(READ_ONCE(sdev->ndev_gone))) {
-		/* The netdev is leaving: its namespace's sockets may go. */
-		sroce_count(sdev, SROCE_CNT_SEND_ERR);
-		kfree_skb(skb);
-		return -ENODEV;
-	}
-	if (unlikely(skb_is_nonlinear(skb) && !loop)) {
-		/*
-		 * A chunk of registered pages (local.c) for a peer no longer
-		 * on this device (our MAC changed since it was built): it
-		 * may not reach a wire. Built again, as packets, soon.
-		 */
-		sroce_count(sdev, SROCE_CNT_SEND_ERR);
-		kfree_skb(skb);
-		return -EAGAIN;
-	}
-	skb->dev = ndev;
-	urgent = sroce_loop_urgent(skb);
-	sroce_trace_send(qp, skb, iblen);
-	sroce_push_headers(skb, av, sport);
-
-	/* A chunk counts as the packets it stands for. */
-	sroce_count_add(sdev, SROCE_CNT_SENT_PKTS,
-			max_t(u16, sroce_pkt(skb)->span, 1));
-	sroce_count_add(sdev, SROCE_CNT_SENT_BYTES, iblen);
-	if (loop) {
-		sroce_loop_rcv(qp, skb, urgent);
-		return 0;
-	}
-	if (unlikely(is_multicast_ether_addr(av->dmac))) {
-		/*
-		 * Also to this device's own QPs attached to the group, as RoCE
-		 * hardware loops multicast back: a copy, since the IP layer
-		 * still writes the original's headers. Its own loopback copy
-		 * is dropped on receive (sroce_udp_encap_recv()), so that
-		 * nothing arrives twice.
-		 */
-		struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
-
-		if (copy)
-			sroce_loop_rcv(qp, copy, urgent);
-		else
-			sroce_count(sdev, SROCE_CNT_SEND_ERR);
-	}
 
 	icrc = sroce_icrc(skb_network_header(skb),
 			  skb_transport_offset(skb) - skb_network_offset(skb),
@@ -383,6 +333,71 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 		return -EAGAIN;
 	}
 	return 0;
+}
+
+/*
+ * A multicast packet also goes to this device's own QPs attached to the
+ * group, as RoCE hardware loops multicast back: a copy, since the IP layer
+ * still writes the original's headers. Its own loopback copy is dropped on
+ * receive (sroce_udp_encap_recv()), so that nothing arrives twice.
+ */
+static void sroce_xmit_mcast_loop(struct sroce_qp *qp, struct sk_buff *skb,
+				  bool urgent)
+{
+	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+
+	if (copy)
+		sroce_loop_rcv(qp, copy, urgent);
+	else
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_SEND_ERR);
+}
+
+/*
+ * Add UDP and IP headers and the ICRC to a packet built by
+ * sroce_skb_alloc() for @qp, and send it through the netdev, or straight
+ * to our own receive path when it is addressed to this device. Consumes
+ * @skb. Called from @qp's run (any context but hard IRQ).
+ */
+int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
+	       struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	unsigned int iblen = skb->len;
+	bool loop = sroce_av_local(qp, av);
+	bool urgent;
+
+	if (unlikely(READ_ONCE(sdev->ndev_gone))) {
+		/* The netdev is leaving: its namespace's sockets may go. */
+		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		kfree_skb(skb);
+		return -ENODEV;
+	}
+	if (unlikely(skb_is_nonlinear(skb) && !loop)) {
+		/*
+		 * A chunk of registered pages (local.c) for a peer no longer
+		 * on this device (our MAC changed since it was built): it
+		 * may not reach a wire. Built again, as packets, soon.
+		 */
+		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		kfree_skb(skb);
+		return -EAGAIN;
+	}
+	skb->dev = sdev->ndev;
+	urgent = sroce_loop_urgent(skb);
+	sroce_trace_send(qp, skb, iblen);
+	sroce_push_headers(skb, av, sport);
+
+	/* A chunk counts as the packets it stands for. */
+	sroce_count_add(sdev, SROCE_CNT_SENT_PKTS,
+			max_t(u16, sroce_pkt(skb)->span, 1));
+	sroce_count_add(sdev, SROCE_CNT_SENT_BYTES, iblen);
+	if (loop) {
+		sroce_loop_rcv(qp, skb, urgent);
+		return 0;
+	}
+	if (unlikely(is_multicast_ether_addr(av->dmac)))
+		sroce_xmit_mcast_loop(qp, skb, urgent);
+	return sroce_xmit_wire(qp, av, skb, iblen);
 }
 
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
