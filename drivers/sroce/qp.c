@@ -435,6 +435,80 @@ static void sroce_qp_reset_queues(struct sroce_qp *qp)
 	sroce_resp_reset(qp);
 }
 
+/* The attributes @mask names, checked already (@av: the new one's). */
+static void sroce_qp_apply_attr(struct sroce_qp *qp,
+				const struct ib_qp_attr *attr, int mask,
+				const struct sroce_av *av)
+{
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->attr.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		qp->attr.port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		qp->attr.qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		qp->av = *av;
+		dst_cache_reset(&qp->dst_cache);
+	}
+	if (mask & IB_QP_PATH_MTU)
+		qp->attr.path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->attr.retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->attr.rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		qp->attr.rq_psn = attr->rq_psn;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		qp->attr.sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		qp->attr.path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->attr.en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
+		qp->src_port = rdma_get_udp_sport(qp->av.flow_label,
+						  qp->ibqp.qp_num,
+						  qp->attr.dest_qp_num);
+
+	if (mask & IB_QP_PATH_MTU)
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+}
+
+/* From @cur to @new: what each transition resets, starts or flushes. */
+static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state cur,
+			       enum ib_qp_state new)
+{
+	if (new == IB_QPS_RESET && cur != IB_QPS_RESET)
+		sroce_qp_reset_queues(qp);
+	if (new == IB_QPS_RTR && cur == IB_QPS_INIT)
+		sroce_resp_reset(qp);
+	if (new == IB_QPS_RTS && cur == IB_QPS_RTR)
+		sroce_req_reset(qp);
+	if (cur != new)
+		trace_sroce_qp_state(qp->ibqp.device->index,
+				     qp->ibqp.qp_num, cur, new);
+	WRITE_ONCE(qp->state, new);
+	qp->attr.qp_state = new;
+	if (new == IB_QPS_ERR) {
+		sroce_qp_flush(qp);
+		if (cur != IB_QPS_ERR)
+			sroce_qp_entered_error(qp);
+	} else if (new == IB_QPS_RTS) {
+		sroce_qp_sched(qp);	/* WQEs may be waiting */
+	}
+}
+
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
@@ -464,68 +538,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 
-	if (mask & IB_QP_ACCESS_FLAGS)
-		qp->attr.qp_access_flags = attr->qp_access_flags;
-	if (mask & IB_QP_PKEY_INDEX)
-		qp->attr.pkey_index = attr->pkey_index;
-	if (mask & IB_QP_PORT)
-		qp->attr.port_num = attr->port_num;
-	if (mask & IB_QP_QKEY)
-		qp->attr.qkey = attr->qkey;
-	if (mask & IB_QP_AV) {
-		qp->av = av;
-		dst_cache_reset(&qp->dst_cache);
-	}
-	if (mask & IB_QP_PATH_MTU)
-		qp->attr.path_mtu = attr->path_mtu;
-	if (mask & IB_QP_TIMEOUT)
-		qp->attr.timeout = attr->timeout;
-	if (mask & IB_QP_RETRY_CNT)
-		qp->attr.retry_cnt = attr->retry_cnt;
-	if (mask & IB_QP_RNR_RETRY)
-		qp->attr.rnr_retry = attr->rnr_retry;
-	if (mask & IB_QP_RQ_PSN)
-		qp->attr.rq_psn = attr->rq_psn;
-	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
-		qp->attr.max_rd_atomic = attr->max_rd_atomic;
-	if (mask & IB_QP_MIN_RNR_TIMER)
-		qp->attr.min_rnr_timer = attr->min_rnr_timer;
-	if (mask & IB_QP_SQ_PSN)
-		qp->attr.sq_psn = attr->sq_psn;
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
-		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	if (mask & IB_QP_PATH_MIG_STATE)
-		qp->attr.path_mig_state = attr->path_mig_state;
-	if (mask & IB_QP_DEST_QPN)
-		qp->attr.dest_qp_num = attr->dest_qp_num;
-	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
-		qp->attr.en_sqd_async_notify = attr->en_sqd_async_notify;
-	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
-		qp->src_port = rdma_get_udp_sport(qp->av.flow_label,
-						  ibqp->qp_num,
-						  qp->attr.dest_qp_num);
-
-	if (mask & IB_QP_PATH_MTU)
-		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
-
-	if (new == IB_QPS_RESET && cur != IB_QPS_RESET)
-		sroce_qp_reset_queues(qp);
-	if (new == IB_QPS_RTR && cur == IB_QPS_INIT)
-		sroce_resp_reset(qp);
-	if (new == IB_QPS_RTS && cur == IB_QPS_RTR)
-		sroce_req_reset(qp);
-	if (cur != new)
-		trace_sroce_qp_state(qp->ibqp.device->index,
-				     qp->ibqp.qp_num, cur, new);
-	WRITE_ONCE(qp->state, new);
-	qp->attr.qp_state = new;
-	if (new == IB_QPS_ERR) {
-		sroce_qp_flush(qp);
-		if (cur != IB_QPS_ERR)
-			sroce_qp_entered_error(qp);
-	}
-	else if (new == IB_QPS_RTS)
-		sroce_qp_sched(qp);	/* WQEs may be waiting */
+	sroce_qp_apply_attr(qp, attr, mask, &av);
+	sroce_qp_set_state(qp, cur, new);
 out:
 	sroce_qp_unlock(qp);
 	return err;
@@ -696,6 +710,7 @@ static int sroce_post_send_kernel(struct sroce_qp *qp,
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (; wr; wr = wr->next) {
 		prod = q->buf->producer_index & q->index_mask;
+		/* Pairs with the completer's release: freed slots are ours. */
 		cons = smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
 		if (((prod + 1) & q->index_mask) == cons) {
 			err = -ENOMEM;
@@ -704,6 +719,7 @@ static int sroce_post_send_kernel(struct sroce_qp *qp,
 		err = sroce_build_kwqe(qp, wr, sroce_queue_slot(q, prod));
 		if (err)
 			break;
+		/* The WQE before its index: the requester reads with acquire. */
 		smp_store_release(&q->buf->producer_index,
 				  (prod + 1) & q->index_mask);
 	}
