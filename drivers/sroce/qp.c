@@ -193,24 +193,11 @@ static void sroce_qp_free_state(struct sroce_qp *qp)
 	kfree(qp->resp.res);
 }
 
-int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata)
+/* A new QP's locks, run state, queues of packets and timers. */
+static void sroce_qp_init_fields(struct sroce_qp *qp,
+				 const struct ib_qp_init_attr *init, bool user)
 {
-	struct sroce_dev *sdev = to_sdev(ibqp->device);
-	struct sroce_qp *qp = to_sqp(ibqp);
-	struct sroce_create_qp_resp resp = {};
-	struct ib_ucontext *uctx;
-	u32 qpn;
-	int err;
-
-	err = sroce_qp_check_init(sdev, init);
-	if (err)
-		return err;
-	if (udata && (udata->outlen < sizeof(resp) ||
-		      !sroce_udata_in_empty(udata)))
-		return -EINVAL;
-
-	qp->is_user = !!udata;
+	qp->is_user = user;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
@@ -223,52 +210,87 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	skb_queue_head_init(&qp->resp_pkts);
 	sroce_comp_timers_init(qp);
 	sroce_hold_init(qp);
+}
 
+/*
+ * A QPN for @qp, and for a GSI QP the port's one GSI slot. The receive
+ * path looks QPs up in softirq: BH-safe lock. Only the number is reserved
+ * (a NULL entry, which lookups do not see); the QP becomes visible once
+ * nothing can fail, so an error path never frees a QP a lookup may hold.
+ */
+static int sroce_qp_reserve_qpn(struct sroce_dev *sdev, struct sroce_qp *qp,
+				const struct ib_qp_init_attr *init)
+{
+	u32 qpn;
+	int err;
+
+	err = xa_alloc_cyclic_bh(&sdev->qp_xa, &qpn, NULL,
+				 XA_LIMIT(SROCE_QPN_MIN,
+					  SROCE_QPN_MIN + sdev->attr.max_qp - 1),
+				 &sdev->qp_next, GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	qp->index = qpn;
+	qp->serial = atomic64_inc_return(&sdev->qp_serial);
+	qp->ibqp.qp_num = qpn;
+	if (init->qp_type == IB_QPT_GSI) {
+		/* One GSI QP per port; the wire calls it QP1. */
+		if (cmpxchg(&sdev->gsi_index, 0, qpn)) {
+			xa_erase_bh(&sdev->qp_xa, qpn);
+			return -EBUSY;
+		}
+		qp->ibqp.qp_num = 1;
+		qp->attr.qkey = SROCE_GSI_QKEY;
+	}
+	return 0;
+}
+
+/* A user QP's rings, mapped for the process, and where they are. */
+static int sroce_qp_export(struct sroce_qp *qp,
+			   const struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx = sroce_udata_uctx(udata);
+	struct sroce_create_qp_resp resp = {};
+	int err;
+
+	if (!init->srq) {
+		err = sroce_queue_export(&qp->rq, uctx, &resp.rq_mi);
+		if (err)
+			return err;
+	}
+	err = sroce_queue_export(&qp->sq, uctx, &resp.sq_mi);
+	if (err)
+		return err;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int err;
+
+	err = sroce_qp_check_init(sdev, init);
+	if (err)
+		return err;
+	if (udata && (udata->outlen < sizeof(struct sroce_create_qp_resp) ||
+		      !sroce_udata_in_empty(udata)))
+		return -EINVAL;
+
+	sroce_qp_init_fields(qp, init, !!udata);
 	err = sroce_qp_init_queues(qp, init);
 	if (err)
 		return err;
 	err = sroce_qp_alloc_state(qp, init);
 	if (err)
 		goto err_queues;
-
-	/*
-	 * The receive path looks QPs up in softirq: BH-safe lock. Reserve
-	 * the QPN only (a NULL entry, which lookups do not see); the QP
-	 * becomes visible once nothing can fail, so an error path never
-	 * frees a QP a lookup may hold.
-	 */
-	err = xa_alloc_cyclic_bh(&sdev->qp_xa, &qpn, NULL,
-				 XA_LIMIT(SROCE_QPN_MIN,
-					  SROCE_QPN_MIN + sdev->attr.max_qp - 1),
-				 &sdev->qp_next, GFP_KERNEL);
-	if (err < 0) {
-		err = err == -EBUSY ? -ENOMEM : err;
+	err = sroce_qp_reserve_qpn(sdev, qp, init);
+	if (err)
 		goto err_queues;
-	}
-	qp->index = qpn;
-	qp->serial = atomic64_inc_return(&sdev->qp_serial);
-	ibqp->qp_num = qpn;
-	if (init->qp_type == IB_QPT_GSI) {
-		/* One GSI QP per port; the wire calls it QP1. */
-		if (cmpxchg(&sdev->gsi_index, 0, qpn)) {
-			err = -EBUSY;
-			goto err_xa;
-		}
-		ibqp->qp_num = 1;
-		qp->attr.qkey = SROCE_GSI_QKEY;
-	}
-
 	if (udata) {
-		uctx = sroce_udata_uctx(udata);
-		if (!init->srq) {
-			err = sroce_queue_export(&qp->rq, uctx, &resp.rq_mi);
-			if (err)
-				goto err_xa;
-		}
-		err = sroce_queue_export(&qp->sq, uctx, &resp.sq_mi);
-		if (err)
-			goto err_xa;
-		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		err = sroce_qp_export(qp, init, udata);
 		if (err)
 			goto err_xa;
 	}
@@ -279,13 +301,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.port_num = SROCE_PORT;
 	qp->attr.cap = init->cap;
 	/* The slot is reserved: this needs no memory and cannot fail. */
-	xa_store_bh(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
+	xa_store_bh(&sdev->qp_xa, qp->index, qp, GFP_KERNEL);
 	return 0;
 
 err_xa:
-	if (init->qp_type == IB_QPT_GSI && sdev->gsi_index == qpn)
+	if (init->qp_type == IB_QPT_GSI && sdev->gsi_index == qp->index)
 		sdev->gsi_index = 0;
-	xa_erase_bh(&sdev->qp_xa, qpn);
+	xa_erase_bh(&sdev->qp_xa, qp->index);
 err_queues:
 	sroce_qp_free_state(qp);
 	sroce_queue_cleanup(&qp->sq);
