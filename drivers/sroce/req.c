@@ -418,6 +418,44 @@ static u8 *sroce_req_ext_hdrs(const struct sroce_send_wqe *wqe,
 	return p;
 }
 
+/*
+ * Whether RC asks for an ACK: at the end of a message, every
+ * SROCE_ACKREQ_EVERY packets (a chunk as often as the packets it stands
+ * for would), and on the packet that fills the window, or nothing would
+ * open it.
+ */
+static bool sroce_req_ackreq(struct sroce_qp *qp, bool last, bool chunk,
+			     u32 span)
+{
+	u32 limit = sroce_psn_add(qp->comp.psn, qp->req.window);
+	bool ask;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return false;
+	ask = last || (qp->req.noack += (chunk ? span : 1)) >=
+		      SROCE_ACKREQ_EVERY ||
+	      sroce_psn_cmp(sroce_psn_add(qp->req.psn, span), limit) >= 0;
+	if (ask)
+		qp->req.noack = 0;
+	return ask;
+}
+
+/*
+ * The first packet of @wqe is out: all its PSNs, so that an ACK may
+ * complete it even while it is sent again.
+ */
+static void sroce_req_wqe_psns(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			       u32 span)
+{
+	u32 len = wqe->dma.length;
+
+	wqe->first_psn = qp->req.psn;
+	wqe->last_psn = sroce_psn_add(qp->req.psn, span - 1);
+	if (wqe->mask & (SROCE_F_SEND | SROCE_F_WRITE) && len)
+		wqe->last_psn = sroce_psn_add(qp->req.psn,
+					      DIV_ROUND_UP(len, qp->mtu) - 1);
+}
+
 /* Build and send one packet of @wqe; returns the PSNs it takes, or <0. */
 static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
@@ -451,18 +489,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		return -ENOMEM;
 	}
 
-	/*
-	 * A chunk asks as often as the packets it stands for would; the
-	 * packet that fills the window asks too, or nothing would open it.
-	 */
-	ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
-		 (last || (qp->req.noack += (chunk ? span : 1)) >=
-			  SROCE_ACKREQ_EVERY ||
-		  sroce_psn_cmp(sroce_psn_add(qp->req.psn, span),
-				sroce_psn_add(qp->comp.psn,
-					      qp->req.window)) >= 0);
-	if (ackreq)
-		qp->req.noack = 0;
+	ackreq = sroce_req_ackreq(qp, last, chunk, span);
 
 	bth = (struct sroce_bth *)skb->data;
 	bth->opcode = class | op;
@@ -494,14 +521,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	if (err)
 		return err;
 
-	if (first) {
-		/* All its PSNs: an ACK may complete it even while resent. */
-		wqe->first_psn = qp->req.psn;
-		wqe->last_psn = sroce_psn_add(qp->req.psn, span - 1);
-		if (wqe->mask & (SROCE_F_SEND | SROCE_F_WRITE) && len)
-			wqe->last_psn = sroce_psn_add(qp->req.psn,
-					DIV_ROUND_UP(len, qp->mtu) - 1);
-	}
+	if (first)
+		sroce_req_wqe_psns(qp, wqe, span);
 	qp->req.offset += payload;
 	if (last)
 		qp->req.offset = 0;
