@@ -85,6 +85,19 @@ static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
 		   msecs_to_jiffies(READ_ONCE(min_ack_timeout_ms)));
 }
 
+/*
+ * How long packets sent without asking for an ACK wait for a packet that
+ * asks before the requester probes (req.c): a quarter of the ACK timeout,
+ * so that the probe comes well before it, and long enough that a vCPU
+ * stopped for a few ms by its host does not make one.
+ */
+unsigned long sroce_comp_probe_delay(struct sroce_qp *qp)
+{
+	unsigned long t = sroce_ack_timeout(qp);
+
+	return max(t ? t / 4 : msecs_to_jiffies(16), 2UL);
+}
+
 /* The timeout runs out @t jiffies from now; the timer is started if idle. */
 static void sroce_comp_deadline(struct sroce_qp *qp, unsigned long t)
 {

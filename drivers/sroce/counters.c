@@ -31,6 +31,8 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	/* Retransmissions by cause: completer_retry_err counts timeouts. */
 	[SROCE_CNT_RETRANS_NAK].name		= "retrans_nak",
 	[SROCE_CNT_RETRANS_RNR].name		= "retrans_rnr",
+	/* Packets sent again only to ask for an ACK (req.c, probe). */
+	[SROCE_CNT_ACK_PROBES].name		= "ack_probes",
 	[SROCE_CNT_DROP_BAD_HDR].name		= "rcvd_drop_bad_hdr",
 	[SROCE_CNT_DROP_NO_QP].name		= "rcvd_drop_no_qp",
 	[SROCE_CNT_DROP_QP_STATE].name		= "rcvd_drop_qp_state",

@@ -30,6 +30,7 @@ enum sroce_counter {
 	SROCE_CNT_RCVD_ICRC_ERR,
 	SROCE_CNT_RETRANS_NAK,
 	SROCE_CNT_RETRANS_RNR,
+	SROCE_CNT_ACK_PROBES,
 	/* rcvd_dropped by cause: each drop counts there and in one of these */
 	SROCE_CNT_DROP_BAD_HDR,
 	SROCE_CNT_DROP_NO_QP,

@@ -209,6 +209,7 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 	skb_queue_head_init(&qp->req_pkts);
 	skb_queue_head_init(&qp->resp_pkts);
 	sroce_comp_timers_init(qp);
+	sroce_req_timer_init(qp);
 	sroce_hold_init(qp);
 }
 
@@ -623,12 +624,14 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	WRITE_ONCE(qp->dying, true);
 	timer_delete_sync(&qp->comp.retrans_timer);
 	timer_delete_sync(&qp->comp.rnr_timer);
+	timer_delete_sync(&qp->req.probe_timer);
 	timer_delete_sync(&qp->hold_timer);
 	cancel_work_sync(&qp->work);
 	/* Every run tells its loopback peer before it returns. */
 	WARN_ON_ONCE(qp->kick.qp);
 	timer_delete_sync(&qp->comp.retrans_timer);
 	timer_delete_sync(&qp->comp.rnr_timer);
+	timer_delete_sync(&qp->req.probe_timer);
 	timer_delete_sync(&qp->hold_timer);
 
 	skb_queue_purge(&qp->req_pkts);

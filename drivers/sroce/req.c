@@ -6,9 +6,9 @@
  * checked there; from then on only the kernel's copy is used, so a process
  * rewriting its ring cannot change a WQE under way. Messages are cut into
  * path-MTU packets; RC keeps at most qp->req.window PSNs unacknowledged
- * (comp.c: 512, halved at each loss, grown again as ACKs come) and asks
- * for an ACK at the end of each message and every SROCE_ACKREQ_EVERY
- * packets.
+ * (comp.c: 512, halved at each loss, grown again as ACKs come). It asks
+ * for an ACK only where one is needed (sroce_req_ackreq), and sends an
+ * unasked tail's newest packet again to get one (sroce_req_probe).
  */
 #include "sroce.h"
 
@@ -217,7 +217,8 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 	qp->req.psn = psn;
 	qp->req.offset = 0;
 	qp->req.rd_atomic = 0;
-	qp->req.noack = 0;
+	/* The first packet sent again asks: one ACK tells what arrived. */
+	qp->req.noack = SROCE_ACKREQ_EVERY;
 	if (qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_comp_restart(qp);
 	for (i = qp->sq.index; i != end; i = (i + 1) & qp->sq.index_mask) {
@@ -286,6 +287,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.psn_max = qp->attr.sq_psn;
 	qp->req.offset = 0;
 	qp->req.noack = 0;
+	WRITE_ONCE(qp->req.probe_due, false);
 	qp->req.rd_atomic = 0;
 	qp->req.need_retry = false;
 	qp->req.window = SROCE_WINDOW_MAX;
@@ -419,21 +421,45 @@ static u8 *sroce_req_ext_hdrs(const struct sroce_send_wqe *wqe,
 }
 
 /*
- * Whether RC asks for an ACK: at the end of a message, every
- * SROCE_ACKREQ_EVERY packets (a chunk as often as the packets it stands
- * for would), and on the packet that fills the window, or nothing would
- * open it.
+ * Whether the end of @wqe needs an ACK at once: a signaled SEND or WRITE
+ * completes on it; an unsignaled one only frees its ring slot, which the
+ * next ACK asked for does as well (ACKs are cumulative). READ and atomic
+ * requests are answered anyway; FLUSH and ATOMIC WRITE ask as before.
  */
-static bool sroce_req_ackreq(struct sroce_qp *qp, bool last, bool chunk,
-			     u32 span)
+static bool sroce_req_wants_ack(struct sroce_qp *qp,
+				const struct sroce_send_wqe *wqe)
+{
+	switch (wqe->wr.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return qp->sq_sig_all ||
+		       (wqe->wr.send_flags & IB_SEND_SIGNALED);
+	default:
+		return true;
+	}
+}
+
+/*
+ * Whether RC asks for an ACK: at the end of a message that wants one,
+ * every SROCE_ACKREQ_EVERY packets (a chunk as often as the packets it
+ * stands for would), and on the packet that fills the window, or nothing
+ * would open it. An ACK per unsignaled message was half the packets of a
+ * stream of small WRITEs between two hosts; the tail left unasked is
+ * probed (sroce_req_probe).
+ */
+static bool sroce_req_ackreq(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			     bool last, bool chunk, u32 span)
 {
 	u32 limit = sroce_psn_add(qp->comp.psn, qp->req.window);
 	bool ask;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return false;
-	ask = last || (qp->req.noack += (chunk ? span : 1)) >=
-		      SROCE_ACKREQ_EVERY ||
+	ask = (last && sroce_req_wants_ack(qp, wqe)) ||
+	      (qp->req.noack += (chunk ? span : 1)) >= SROCE_ACKREQ_EVERY ||
 	      sroce_psn_cmp(sroce_psn_add(qp->req.psn, span), limit) >= 0;
 	if (ask)
 		qp->req.noack = 0;
@@ -489,7 +515,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		return -ENOMEM;
 	}
 
-	ackreq = sroce_req_ackreq(qp, last, chunk, span);
+	ackreq = sroce_req_ackreq(qp, wqe, last, chunk, span);
 
 	bth = (struct sroce_bth *)skb->data;
 	bth->opcode = class | op;
@@ -607,7 +633,80 @@ static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/* Send one packet (or run one local operation); false if nothing to do. */
+/*
+ * Send the newest packet again, asking for an ACK: messages sent without
+ * asking (sroce_req_ackreq) and not followed by one that asks would
+ * otherwise wait for the ACK timeout. The responder takes it as a
+ * duplicate and acknowledges all it has (IBA C9-105); if packets were
+ * lost, it NAKs or the ACK timeout resends them as usual.
+ */
+static void sroce_req_probe(struct sroce_qp *qp)
+{
+	u32 psn = sroce_psn_add(qp->req.psn_max, SROCE_PSN_MASK);
+	u32 index = (qp->req.wqe_index - 1) & qp->sq.index_mask;
+	struct sroce_send_wqe *wqe = sroce_sq_copy(qp, index);
+
+	qp->req.noack = 0;
+	/* Only between whole messages, with none sent again under way. */
+	if (qp->req.offset || qp->req.psn != qp->req.psn_max ||
+	    qp->req.wqe_index == qp->sq.index ||
+	    wqe->state != SROCE_WQE_SENT ||
+	    !(wqe->mask & (SROCE_F_SEND | SROCE_F_WRITE)) ||
+	    sroce_psn_cmp(psn, wqe->first_psn) < 0 ||
+	    sroce_psn_cmp(psn, wqe->last_psn) > 0)
+		return;
+	qp->req.psn = psn;
+	qp->req.offset = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;
+	qp->req.noack = SROCE_ACKREQ_EVERY;	/* so that it asks */
+	if (sroce_req_packet(qp, wqe) > 0)
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_PROBES);
+	qp->req.psn = qp->req.psn_max;
+	qp->req.offset = 0;
+	qp->req.noack = 0;
+}
+
+/* Packets went out unasked: see a while later whether more followed. */
+static void sroce_req_probe_arm(struct sroce_qp *qp)
+{
+	if (timer_pending(&qp->req.probe_timer) || READ_ONCE(qp->dying))
+		return;
+	qp->req.probe_psn = qp->req.psn_max;
+	mod_timer(&qp->req.probe_timer, jiffies + sroce_comp_probe_delay(qp));
+}
+
+static void sroce_req_probe_timeout(struct timer_list *t)
+{
+	struct sroce_qp *qp = timer_container_of(qp, t, req.probe_timer);
+
+	WRITE_ONCE(qp->req.probe_due, true);
+	sroce_qp_sched(qp);
+}
+
+void sroce_req_timer_init(struct sroce_qp *qp)
+{
+	timer_setup(&qp->req.probe_timer, sroce_req_probe_timeout, 0);
+}
+
+/*
+ * The probe timer ran out. Nothing to do if a packet asked since or all
+ * is acknowledged, or if a newer wait started. Packets still go out: the
+ * next one asks (a slow trickle of unsignaled messages must not wait for
+ * 64 packets and run into the ACK timeout). A tail left alone: probe it.
+ */
+static void sroce_req_tail(struct sroce_qp *qp)
+{
+	if (!qp->req.noack || qp->comp.psn == qp->req.psn_max ||
+	    timer_pending(&qp->req.probe_timer) || qp->req.need_retry ||
+	    qp->comp.rnr_wait)
+		return;
+	if (qp->req.probe_psn != qp->req.psn_max) {
+		qp->req.noack = SROCE_ACKREQ_EVERY;
+		sroce_req_probe_arm(qp);
+		return;
+	}
+	sroce_req_probe(qp);
+}
+
 /*
  * The WQE to work on next, fetched from the ring if need be; NULL if there
  * is none or the QP may not start one. A timeout, NAK or late ACK first
@@ -657,8 +756,12 @@ static void sroce_req_wqe_done(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
  */
 static bool sroce_req_local(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
-	if (qp->sq.index != qp->req.wqe_index)
+	if (qp->sq.index != qp->req.wqe_index) {
+		/* Waiting for the ACK of an unasked tail: ask for it now. */
+		if (qp->req.noack)
+			sroce_req_probe(qp);
 		return false;
+	}
 	if (wqe->wr.opcode == IB_WR_BIND_MW)
 		wqe->status = sroce_bind_mw(qp, wqe);
 	else if (wqe->wr.opcode == IB_WR_REG_MR)
@@ -760,6 +863,10 @@ bool sroce_requester(struct sroce_qp *qp, int *budget)
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return false;
+	if (READ_ONCE(qp->req.probe_due) && qp->ibqp.qp_type == IB_QPT_RC) {
+		WRITE_ONCE(qp->req.probe_due, false);
+		sroce_req_tail(qp);
+	}
 	while (*budget > 0 && sroce_req_step(qp)) {
 		progress = true;
 		(*budget)--;
@@ -771,5 +878,8 @@ bool sroce_requester(struct sroce_qp *qp, int *budget)
 		if (!skb_queue_empty_lockless(&qp->resp_pkts))
 			break;
 	}
+	/* Packets outstanding that asked for no ACK: a probe may be due. */
+	if (qp->req.noack && qp->comp.psn != qp->req.psn_max)
+		sroce_req_probe_arm(qp);
 	return progress;
 }

@@ -285,6 +285,9 @@ struct sroce_qp {
 		u32	psn_max;	/* the PSN after the newest ever sent */
 		u32	offset;		/* bytes of that WQE already sent */
 		u32	noack;		/* packets since the last AckReq */
+		u32	probe_psn;	/* psn_max when the probe timer was set */
+		bool	probe_due;	/* the probe timer ran out */
+		struct timer_list probe_timer;
 		u32	window;		/* PSNs that may be unacknowledged */
 		u32	rd_atomic;	/* reads/atomics outstanding */
 		bool	need_retry;
@@ -478,9 +481,11 @@ bool sroce_requester(struct sroce_qp *qp, int *budget);
 bool sroce_completer(struct sroce_qp *qp, int *budget);
 bool sroce_responder(struct sroce_qp *qp, int *budget);
 void sroce_comp_timers_init(struct sroce_qp *qp);
+unsigned long sroce_comp_probe_delay(struct sroce_qp *qp);
 void sroce_comp_arm(struct sroce_qp *qp);
 void sroce_comp_restart(struct sroce_qp *qp);
 void sroce_req_reset(struct sroce_qp *qp);
+void sroce_req_timer_init(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 			     enum ib_wc_status status);

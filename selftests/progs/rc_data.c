@@ -1833,6 +1833,9 @@ static void flush_ops(void)
  *                        OP send|write|read|fadd|cswap from that side's QP
  *                        of pair P, local buffer at LOFF, the peer's at
  *                        ROFF: "psn=FIRST npkts=N"
+ *   uwrites P a|b N LEN  N unsignaled WRITEs of LEN bytes (the i-th at
+ *                        i * LEN on both sides) in one post_send:
+ *                        "psn=FIRST npkts=N"
  *   recv P a|b N LEN     N receives of LEN bytes at offset 0: "ok"
  *   psn P a|b            the next PSN that side sends: "psn=N"
  *   poll a|b SECS N      up to N completions of that side within SECS:
@@ -1978,6 +1981,37 @@ static void wire_post(int p, int sd, const char *op, uint32_t len,
 	wp[p].psn[sd] = (wp[p].psn[sd] + npkts) & 0xffffff;
 }
 
+static void wire_uwrites(int p, int sd, uint32_t n, uint32_t len)
+{
+	struct side *s = sd ? &B : &A, *peer = sd ? &A : &B;
+	struct ibv_send_wr wr[16], *bad;
+	struct ibv_sge sge[16];
+	uint32_t i;
+
+	if (!n || n > 16 || len > 128u << s->mtu || n * len > s->len ||
+	    n * len > peer->len) {
+		printf("ERR uwrites %u %u\n", n, len);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)s->buf + i * len,
+					   .length = len, .lkey = s->mr->lkey };
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = 2, .sg_list = &sge[i], .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.next = i + 1 < n ? &wr[i + 1] : NULL,
+			.wr.rdma = { .remote_addr = (uintptr_t)peer->buf + i * len,
+				     .rkey = peer->mr->rkey },
+		};
+	}
+	if (ibv_post_send(wp[p].q[sd], wr, &bad)) {
+		printf("ERR post_send: %s\n", strerror(errno));
+		return;
+	}
+	printf("psn=%u npkts=%u\n", wp[p].psn[sd], n);
+	wp[p].psn[sd] = (wp[p].psn[sd] + n) & 0xffffff;
+}
+
 static void wire_recv(int p, int sd, int n, uint32_t len)
 {
 	struct side *s = sd ? &B : &A;
@@ -2112,6 +2146,8 @@ static void wire(void)
 			wire_post(p, sd, a2, n[0], n[1], n[2], n[3], n[4]);
 		else if (!strcmp(cmd, "recv"))
 			wire_recv(p, sd, atoi(a2), n[0]);
+		else if (!strcmp(cmd, "uwrites"))
+			wire_uwrites(p, sd, atoi(a2), n[0]);
 		else if (!strcmp(cmd, "psn"))
 			printf("psn=%u\n", wp[p].psn[sd]);
 		else if (!strcmp(cmd, "state"))

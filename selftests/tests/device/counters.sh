@@ -13,7 +13,7 @@ for c in sent_pkts rcvd_pkts duplicate_request out_of_seq_request \
 	 rcvd_rnr_err send_rnr_err rcvd_seq_err ack_deferred \
 	 retry_exceeded_err retry_rnr_exceeded_err completer_retry_err \
 	 send_err link_downed rdma_sends rdma_recvs sent_bytes rcvd_bytes \
-	 retransmits rcvd_dropped rcvd_icrc_err retrans_nak retrans_rnr \
+	 retransmits rcvd_dropped rcvd_icrc_err retrans_nak retrans_rnr ack_probes \
 	 sent_nak_seq_err sent_nak_inv_req sent_nak_rem_access sent_nak_rem_op \
 	 rcvd_nak_inv_req rcvd_nak_rem_access rcvd_nak_rem_op; do
 	assert_match "$OUT" "(^|[[:space:]])$c [0-9]+" "counter $c in rdma statistic"
