@@ -287,6 +287,8 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.psn_max = qp->attr.sq_psn;
 	qp->req.offset = 0;
 	qp->req.noack = 0;
+	qp->req.ask_psn = sroce_psn_add(qp->attr.sq_psn, SROCE_PSN_MASK);
+	qp->req.dense = false;
 	WRITE_ONCE(qp->req.probe_due, false);
 	qp->req.rd_atomic = 0;
 	qp->req.need_retry = false;
@@ -446,23 +448,32 @@ static bool sroce_req_wants_ack(struct sroce_qp *qp,
  * Whether RC asks for an ACK: at the end of a message that wants one,
  * every SROCE_ACKREQ_EVERY packets (a chunk as often as the packets it
  * stands for would), and on the packet that fills the window, or nothing
- * would open it. An ACK per unsignaled message was half the packets of a
- * stream of small WRITEs between two hosts; the tail left unasked is
- * probed (sroce_req_probe).
+ * would open it.
+ *
+ * In a stream (req.dense: a message started while one that asked was
+ * still unanswered) unsignaled messages do not ask: an ACK each was half
+ * the packets of a stream of small WRITEs between two hosts. The tail a
+ * stream leaves unasked is probed (sroce_req_probe), which ends the
+ * stream. Messages far apart (an ACK came back before the next one) each
+ * ask at their end, as before, and need no probe.
  */
 static bool sroce_req_ackreq(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
-			     bool last, bool chunk, u32 span)
+			     bool first, bool last, bool chunk, u32 span)
 {
 	u32 limit = sroce_psn_add(qp->comp.psn, qp->req.window);
 	bool ask;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return false;
-	ask = (last && sroce_req_wants_ack(qp, wqe)) ||
+	if (first && sroce_psn_cmp(qp->req.ask_psn, qp->comp.psn) >= 0)
+		qp->req.dense = true;
+	ask = (last && (!qp->req.dense || sroce_req_wants_ack(qp, wqe))) ||
 	      (qp->req.noack += (chunk ? span : 1)) >= SROCE_ACKREQ_EVERY ||
 	      sroce_psn_cmp(sroce_psn_add(qp->req.psn, span), limit) >= 0;
-	if (ask)
+	if (ask) {
 		qp->req.noack = 0;
+		qp->req.ask_psn = sroce_psn_add(qp->req.psn, span - 1);
+	}
 	return ask;
 }
 
@@ -515,7 +526,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		return -ENOMEM;
 	}
 
-	ackreq = sroce_req_ackreq(qp, wqe, last, chunk, span);
+	ackreq = sroce_req_ackreq(qp, wqe, first, last, chunk, span);
 
 	bth = (struct sroce_bth *)skb->data;
 	bth->opcode = class | op;
@@ -663,6 +674,7 @@ static void sroce_req_probe(struct sroce_qp *qp)
 	qp->req.psn = qp->req.psn_max;
 	qp->req.offset = 0;
 	qp->req.noack = 0;
+	qp->req.dense = false;	/* the stream has ended */
 }
 
 /* Packets went out unasked: see a while later whether more followed. */

@@ -164,8 +164,8 @@ struct sroce_res {
 enum sroce_wqe_state {
 	SROCE_WQE_POSTED,	/* copied, to be sent */
 	SROCE_WQE_SENT,		/* all sent; waiting for the ACK/response */
-	SROCE_WQE_RESEND,	/* sent before a rewind (its PSNs are known),
-				 * to be sent again unless an ACK comes first */
+	/* sent before a rewind (its PSNs known): again unless an ACK comes */
+	SROCE_WQE_RESEND,
 	SROCE_WQE_DONE,		/* finished: complete when at the head */
 };
 
@@ -285,8 +285,10 @@ struct sroce_qp {
 		u32	psn_max;	/* the PSN after the newest ever sent */
 		u32	offset;		/* bytes of that WQE already sent */
 		u32	noack;		/* packets since the last AckReq */
+		u32	ask_psn;	/* the newest PSN that asked for an ACK */
 		u32	probe_psn;	/* psn_max when the probe timer was set */
 		bool	probe_due;	/* the probe timer ran out */
+		bool	dense;		/* a stream: unsignaled messages do not ask */
 		struct timer_list probe_timer;
 		u32	window;		/* PSNs that may be unacknowledged */
 		u32	rd_atomic;	/* reads/atomics outstanding */
@@ -329,7 +331,6 @@ struct sroce_qp {
 		bool	comm_est;	/* first packet seen in RTR reported */
 	} resp;
 };
-
 
 enum sroce_mr_type {
 	SROCE_MR_DMA,		/* all of kernel memory */

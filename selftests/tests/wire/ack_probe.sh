@@ -1,22 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# RC asks for an ACK only where it needs one (req.c, sroce_req_ackreq()):
-# unsignaled WRITEs go out without AckReq, a signaled one asks. A tail
-# left unasked is not left to the ACK timeout: after a jiffy or two with
-# nothing more to send, its newest packet goes again, asking (ack_probes),
-# B acknowledges the duplicate, and A's ring slots are free again;
-# nothing is retransmitted.
+# RC asks for an ACK only where it needs one (req.c, sroce_req_ackreq()).
+# In a stream (a message starts while one that asked is unanswered; here
+# A's packets wait 50 ms in netem) unsignaled WRITEs go out without
+# AckReq. The tail so left unasked is not left to the ACK timeout: after a
+# quarter of it with nothing more to send, its newest packet goes again,
+# asking (ack_probes), B acknowledges the duplicate, and A's ring slots
+# are free again; nothing is retransmitted. A signaled WRITE asks.
 . /tests/lib.sh
 . /tests/wire/wire.lib
 
+modprobe sch_netem 2>/dev/null || skip "no sch_netem"
 wire_start
 sniff_start ha va
 new_pair rc
 ctl fill a 0 4096 0x5a
 ctl fill b 0 4096 0
+in_a tc qdisc add dev va root netem delay 50ms
 csnap
 
-# Four unsignaled WRITEs in one post: PSN 1000-1003, none asks.
+# Four unsignaled WRITEs in one post: PSN 1000-1003. The first asks (no
+# stream yet), the others go while its ACK is 50 ms away: a stream.
 ctl uwrites "$P" a 4 16
 assert_eq "$(kv psn)" 1000 "the first unsignaled WRITE's PSN"
 wait_for 10 "the probe: PSN 1003 again, asking" eval \
@@ -27,9 +31,10 @@ settle
 out=$(grep "^pkt dir=out" "$PWD/sniff.log")
 echo "$out" | sed 's/^/# /'
 assert_eq "$(grep -o 'psn=[0-9]* ackreq=[01]' <<<"$out" | tr '\n' ' ')" \
-	"psn=1000 ackreq=0 psn=1001 ackreq=0 psn=1002 ackreq=0 psn=1003 ackreq=0 psn=1003 ackreq=1 " \
-	"four WRITEs unasked, then one probe"
-assert_eq "$(sniff_in | grep -c "op=0x11 qpn=$QPA ")" 1 "one ACK from B"
+	"psn=1000 ackreq=1 psn=1001 ackreq=0 psn=1002 ackreq=0 psn=1003 ackreq=0 psn=1003 ackreq=1 " \
+	"the first WRITE asks, three more unasked, then one probe"
+assert_eq "$(sniff_in | grep "op=0x11 qpn=$QPA " | grep -o 'psn=[0-9]*' | tr '\n' ' ')" \
+	"psn=1000 psn=1003 " "B's ACKs: the first WRITE's, the probe's"
 assert_delta sroce_a ack_probes 1
 assert_delta sroce_b duplicate_request 1 "the probe, a duplicate at B"
 for k in retransmits completer_retry_err rcvd_dropped; do
@@ -41,6 +46,7 @@ ctl dump b 0 80
 assert_eq "$(kv hex)" "$(hexpat 64 5a)$(hexpat 16 00)" "the WRITEs' data"
 
 # A signaled WRITE asks at once and completes: one completion, no probe.
+in_a tc qdisc del dev va root
 csnap
 ctl post "$P" a write 16 64 64
 assert_eq "$(kv psn)" 1004 "the signaled WRITE's PSN"
