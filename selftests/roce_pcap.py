@@ -652,6 +652,27 @@ def peer_acks(pk, src):
     return acks
 
 
+def probes(pk, src):
+    """The (t, dst, qpn, psn) of src's ACK probes: its newest request on a QP
+    sent again, alone, asking for an ACK (AckReq) where the first copy did
+    not. sroce sends one when packets that asked for no ACK end a stream
+    (req.c, sroce_req_probe()); it is no retransmission."""
+    top = {}
+    asked = {}
+    found = set()
+    for t, d, b in sent_requests(pk, src):
+        q, p = (d, b["dqpn"]), b["psn"]
+        k = q + (p,)
+        if k in asked:
+            if b["ackreq"] and not asked[k] and top.get(q) == p:
+                found.add((t,) + k)
+            continue
+        asked[k] = b["ackreq"]
+        if q not in top or ((p - top[q]) & 0xffffff) < 0x800000:
+            top[q] = p
+    return found
+
+
 def unanswered_resends(pk, src, tmo):
     """Request packets src sent again, less the go-back-N bursts that a
     local ACK timeout started: the burst's first packet went again a whole
@@ -665,9 +686,12 @@ def unanswered_resends(pk, src, tmo):
     prev = {}
     n = 0
     acks = peer_acks(pk, src)
+    probe = probes(pk, src)
     for t, d, b in sent_requests(pk, src):
         q, p = (d, b["dqpn"]), b["psn"]
         k = q + (p,)
+        if (t,) + k in probe:
+            continue
         if k not in first:
             first[k] = t
             prev[q] = None
@@ -696,9 +720,12 @@ def bursts(pk, src, tmo):
     top = None
     n = early = 0
     prev = None
+    probe = probes(pk, src)
     for t, d, b in sent_requests(pk, src):
         k = (d, b["dqpn"])
         p = b["psn"]
+        if (t,) + k + (p,) in probe:
+            continue
         if top is not None and k == top[0] and ((p - top[1]) & 0xffffff) >= 0x800000:
             # p is at or before the highest PSN sent: a retransmission
             if prev is None or prev != (k, (p - 1) & 0xffffff):
@@ -783,6 +810,7 @@ def analyse(a, t0, sections, peer):
                   " their first PSN's first copy" % (s, nb, early, a.ack_timeout_ms))
             tot[s]["bursts"] += nb
             tot[s]["early"] += early
+            tot[s]["probes"] += len(probes(me, h))
             tot[s]["sent"] += sum(sent.values())
             tot[s]["repeated"] += extra
             if extra and not peer_lost(me, h) and not (other and peer_lost(other, h)):
@@ -828,6 +856,8 @@ def analyse(a, t0, sections, peer):
         if s in tot:
             print("sender %s: %d sent more than once with no loss shown before them" %
                   (s, tot[s]["unexplained"]))
+            print("sender %s: %d ACK probes (the newest request again, asking;"
+                  " not counted above)" % (s, tot[s]["probes"]))
     for s in sorted({k[0] for k in lossy}):
         print("sender %s: %d request packets in lossy sections, %d sent more than once" %
               (s, lossy[(s, "sent")], lossy[(s, "again")]))

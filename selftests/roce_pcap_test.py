@@ -531,5 +531,21 @@ class CliTest(unittest.TestCase):
                           " before them\n" % bad, out, (ack, at, again))
 
 
+    def test_ack_probe(self):
+        """the newest request sent again, alone, with AckReq where its first
+        copy had none, is an ACK probe, not a resend with no loss before it;
+        another PSN, or the copy not asking, is still one"""
+        w = [roce(0x0a, p, payload=b"x" * 16) for p in (1, 2, 3)]
+        for psn, ask, bad, probe in ((3, 1, 0, 1), (2, 1, 1, 0), (3, 0, 1, 0)):
+            fs = [marker("T start")] + w + [roce(0x0a, psn, payload=b"x" * 16,
+                                                 ackreq=ask)]
+            out = self.run_two(fs, fs, "--mtu", "1024", ms=[0, 1, 2, 3, 30])
+            self.assertIn("\nsender 192.0.2.1: 4 request packets, 1 sent more than once\n",
+                          out)
+            self.assertIn("\nsender 192.0.2.1: %d sent more than once with no loss shown"
+                          " before them\n" % bad, out, (psn, ask))
+            self.assertIn("\nsender 192.0.2.1: %d ACK probes" % probe, out, (psn, ask))
+
+
 if __name__ == "__main__":
     unittest.main()
