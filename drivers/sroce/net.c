@@ -79,13 +79,15 @@ struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
 			    (sroce_av_ipv6(av) ? sizeof(struct ipv6hdr) :
 						 sizeof(struct iphdr));
 	unsigned int size = room + iblen + SROCE_ICRC_SIZE;
+	/* The run token lets a run be in softirq (sched.c). */
+	gfp_t gfp = in_softirq() ? GFP_ATOMIC : GFP_KERNEL;
 	struct sk_buff *skb;
 
 	skb = sroce_skb_reuse(qp, size);
-	/* The run token lets a run be in softirq (sched.c). */
+	if (!skb && !sroce_av_local(qp, av))
+		skb = sroce_txbuf_skb(qp, size, gfp);
 	if (!skb)
-		skb = alloc_skb(size, (in_softirq() ? GFP_ATOMIC : GFP_KERNEL) |
-				      __GFP_NOWARN);
+		skb = alloc_skb(size, gfp | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, room);

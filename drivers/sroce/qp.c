@@ -639,6 +639,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_hold_purge(&qp->req_held);
 	sroce_hold_purge(&qp->resp_held);
 	kfree_skb(qp->spare);
+	sroce_txbuf_free(qp);
 	sroce_qp_free_state(qp);
 	sroce_queue_cleanup(&qp->sq);
 	sroce_queue_cleanup(&qp->rq);

@@ -201,6 +201,20 @@ enum sroce_wqe_state {
 #define SROCE_WINDOW_MAX	512
 #define SROCE_WINDOW_MIN	16
 
+/*
+ * Pages a QP builds its wire packets in, used again once the netdev is
+ * done with them (txbuf.c): as many as two 64 KiB messages take at a
+ * 1024-byte MTU; order 1 holds a 4096-byte MTU's packet. The array is
+ * allocated with the first wire packet.
+ */
+#define SROCE_TXBUF_SLOTS	128
+#define SROCE_TXBUF_ORDER	1
+
+struct sroce_txbuf {
+	struct page	**page;		/* SROCE_TXBUF_SLOTS of them */
+	unsigned int	next;		/* the slot the next packet takes */
+};
+
 struct sroce_qp {
 	struct ib_qp		ibqp;
 	u32			index;		/* in qp_xa: the QPN, but 1 for GSI */
@@ -243,6 +257,7 @@ struct sroce_qp {
 	 * with, kept for the next one it builds (net.c, sroce_skb_done()).
 	 */
 	struct sk_buff		*spare;
+	struct sroce_txbuf	txbuf;		/* wire packet buffers (txbuf.c) */
 	struct sk_buff_head	req_pkts;	/* requests for our responder */
 	struct sk_buff_head	resp_pkts;	/* responses for our completer */
 	/*
@@ -458,6 +473,11 @@ int sroce_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr);
 struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);
 int sroce_dev_register(struct sroce_dev *sdev, const char *name);
 void sroce_port_update(struct sroce_dev *sdev, bool notify);
+
+/* txbuf.c */
+struct sk_buff *sroce_txbuf_skb(struct sroce_qp *qp, unsigned int size,
+				gfp_t gfp);
+void sroce_txbuf_free(struct sroce_qp *qp);
 
 /* net.c: packets */
 struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
