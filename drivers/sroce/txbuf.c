@@ -55,16 +55,15 @@ static struct page *sroce_txbuf_page(struct sroce_txbuf *tb,
 	 * page has dropped its own (after the netdev's last look at the
 	 * data: the put is a full barrier), and none can take one again.
 	 */
-	if (*slot && page_size(*slot) < truesize &&
-	    page_ref_count(*slot) == 1) {
+	if (*slot && page_ref_count(*slot) != 1)
+		return NULL;
+	if (*slot && page_size(*slot) < truesize) {
 		put_page(*slot);	/* the path MTU grew */
 		*slot = NULL;
 	}
 	if (!*slot)
 		*slot = alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN,
 				    get_order(truesize));
-	else if (page_ref_count(*slot) != 1)
-		return NULL;
 	return *slot;
 }
 
