@@ -417,49 +417,114 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	if (skb_linearize(skb)) {
-		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
-		kfree_skb(skb);
-	} else {
-		/*
-		 * skb->data is at the UDP header. On a NIC (a netdev with a
-		 * parent device: PCI, virtio...) the QP runs right here, in
-		 * the receive softirq (or its run under way looks again), as
-		 * rdma_rxe did until 6.11: no hand-off. On a virtual link (a
-		 * veth between namespaces of one host), which delivers our
-		 * own packets in the sender's softirq, the QP's worker takes
-		 * it: the two ends then run on two CPUs, not one after the
-		 * other on the sender's, and what a run sends is delivered
-		 * at once, not left in a backlog behind it (design.md).
-		 */
-		qp = sroce_rcv(sdev, skb);
-		if (qp) {
-			if (sdev->ndev->dev.parent && READ_ONCE(rx_softirq))
-				sroce_qp_run_here(qp);
-			else
-				sroce_qp_sched(qp);
-			sroce_qp_put(qp);
-		}
+	/*
+	 * skb->data is at the UDP header. On a NIC (a netdev with a
+	 * parent device: PCI, virtio...) the QP runs right here, in
+	 * the receive softirq (or its run under way looks again), as
+	 * rdma_rxe did until 6.11: no hand-off. On a virtual link (a
+	 * veth between namespaces of one host), which delivers our
+	 * own packets in the sender's softirq, the QP's worker takes
+	 * it: the two ends then run on two CPUs, not one after the
+	 * other on the sender's, and what a run sends is delivered
+	 * at once, not left in a backlog behind it (design.md).
+	 */
+	qp = sroce_rcv(sdev, skb);
+	if (qp) {
+		if (sdev->ndev->dev.parent && READ_ONCE(rx_softirq))
+			sroce_qp_run_here(qp);
+		else
+			sroce_qp_sched(qp);
+		sroce_qp_put(qp);
 	}
 	ib_device_put(&sdev->ibdev);
 	return 0;
 }
 
 /*
- * Receive one packet from a wire, skb->data at its UDP header (linear), in
- * softirq: check it, its ICRC too, find its QP and queue it there.
- * Consumes @skb. Returns the QP it was queued on, with a reference, for
- * the caller to schedule; NULL if dropped, or if multicast (scheduled
- * already).
+ * What is read in place of a received packet: the UDP header, the BTH and
+ * its extension headers, and a payload up to this size (an ATOMIC WRITE's
+ * 8 bytes are read there; a short copy costs less than a walk). A larger
+ * payload stays in the page fragments the NIC received it in: the ICRC
+ * and the placement (local.c: sroce_payload_walk()) read it piece by
+ * piece. Linearizing it would cost an allocation, zeroed under
+ * init_on_alloc, and a copy of every byte.
  */
-static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+#define SROCE_RX_PULL_PAYLOAD	64
+
+/*
+ * The CRC of @skb from byte @from to @to, going on from @crc. A block
+ * skb_seq_read() returns may run past @to: only @to - @from bytes count.
+ */
+static u32 sroce_crc_skb(struct sk_buff *skb, unsigned int from,
+			 unsigned int to, u32 crc)
+{
+	unsigned int n, done = 0, len = to - from;
+	struct skb_seq_state st;
+	const u8 *data;
+
+	skb_prepare_seq_read(skb, from, to, &st);
+	while (done < len && (n = skb_seq_read(done, &data, &st)) != 0) {
+		n = min(n, len - done);
+		crc = sroce_crc32(crc, data, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return crc;
+}
+
+/*
+ * sroce_parse() on @skb, skb->data at its UDP header, its payload maybe in
+ * page fragments: the headers are pulled into the linear part and checked
+ * there, then the ICRC is computed across the fragments.
+ */
+static enum sroce_parse_result sroce_rcv_parse(struct sk_buff *skb)
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	unsigned int l4off = skb->data - skb_network_header(skb);
 	bool v6 = skb->protocol == htons(ETH_P_IPV6);
-	const u8 *nh = skb_network_header(skb);
+	unsigned int iblen, pull;
+	enum sroce_parse_result r;
+	__le32 buf, *icrc;
+	u32 crc;
 
-	switch (sroce_parse(nh, l4off + skb->len, l4off, v6, pkt)) {
+	/* The walks read page fragments, not a chain of skbs: rare, joined. */
+	if (unlikely(skb_has_frag_list(skb)) && skb_linearize(skb))
+		return SROCE_PARSE_DROP;
+	if (!pskb_may_pull(skb, SROCE_UDP_HLEN + sizeof(struct sroce_bth)))
+		return SROCE_PARSE_DROP;
+	r = sroce_parse_hdrs(skb_network_header(skb), l4off + skb->len, l4off,
+			     v6, pkt);
+	if (r != SROCE_PARSE_OK)
+		return r;
+	iblen = pkt->hdr_len + pkt->paylen + pkt->pad;
+	pull = SROCE_UDP_HLEN + pkt->hdr_len;
+	if (pkt->paylen <= SROCE_RX_PULL_PAYLOAD)
+		pull = SROCE_UDP_HLEN + iblen;
+	if (!pskb_may_pull(skb, pull))
+		return SROCE_PARSE_DROP;
+	icrc = skb_header_pointer(skb, SROCE_UDP_HLEN + iblen, sizeof(buf),
+				  &buf);
+	if (!icrc)
+		return SROCE_PARSE_DROP;
+	crc = sroce_icrc_head(skb_network_header(skb), l4off,
+			      skb->data + SROCE_UDP_HLEN);
+	crc = sroce_crc_skb(skb, SROCE_UDP_HLEN + sizeof(struct sroce_bth),
+			    SROCE_UDP_HLEN + iblen, crc);
+	return *icrc == cpu_to_le32(~crc) ? SROCE_PARSE_OK :
+					    SROCE_PARSE_BAD_ICRC;
+}
+
+/*
+ * Receive one packet from a wire, skb->data at its UDP header, in softirq:
+ * check it, its ICRC too, find its QP and queue it there. Consumes @skb.
+ * Returns the QP it was queued on, with a reference, for the caller to
+ * schedule; NULL if dropped, or if multicast (scheduled already).
+ */
+static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+
+	switch (sroce_rcv_parse(skb)) {
 	case SROCE_PARSE_OK:
 		break;
 	case SROCE_PARSE_BAD_ICRC:
@@ -472,8 +537,13 @@ static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		kfree_skb(skb);
 		return NULL;
 	}
-	__skb_pull(skb, sizeof(struct udphdr));
-	__skb_trim(skb, pkt->hdr_len + pkt->paylen + pkt->pad);
+	__skb_pull(skb, SROCE_UDP_HLEN);
+	/* Drops the ICRC; fails only to unshare a cloned head (a tap). */
+	if (pskb_trim(skb, pkt->hdr_len + pkt->paylen + pkt->pad)) {
+		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
+		kfree_skb(skb);
+		return NULL;
+	}
 	return sroce_rcv_checked(sdev, skb);
 }
 
@@ -490,8 +560,8 @@ static struct sroce_qp *sroce_rcv_checked(struct sroce_dev *sdev,
 		const struct sroce_bth *bth = (const void *)skb->data;
 		u32 dqpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
 
-		trace_sroce_recv(sdev->ibdev.index, 0, dqpn, pkt->opcode,
-				 pkt->psn, pkt->paylen);
+		trace_sroce_recv(sdev->ibdev.index, dqpn, pkt->opcode,
+				 pkt->psn, pkt->paylen, skb->data_len);
 	}
 
 	sroce_count_add(sdev, SROCE_CNT_RCVD_PKTS, pkt->span);

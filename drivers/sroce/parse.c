@@ -25,11 +25,13 @@
  * byte set to all ones, and the rest of the packet up to the ICRC. The
  * seed below is the CRC state after the eight 0xff bytes. @iplen is
  * SROCE_IP4_HLEN or SROCE_IP6_HLEN and says which IP header @iph is.
+ * sroce_icrc_head() returns the CRC state after the BTH at @ib, for the
+ * rest of the packet to continue, wherever its bytes are (net.c reads a
+ * received packet's payload from its page fragments).
  */
 #define SROCE_ICRC_SEED		0xdebb20e3
 
-__le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
-		  unsigned int iblen)
+u32 sroce_icrc_head(const void *iph, unsigned int iplen, const u8 *ib)
 {
 	u8 hdr[SROCE_IP6_HLEN + SROCE_UDP_HLEN];
 	struct sroce_bth bth;
@@ -62,8 +64,17 @@ __le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
 	bth.qpn |= cpu_to_be32(0xff000000);
 
 	crc = sroce_crc32(SROCE_ICRC_SEED, hdr, iplen + SROCE_UDP_HLEN);
-	crc = sroce_crc32(crc, (u8 *)&bth, sizeof(bth));
-	crc = sroce_crc32(crc, ib + sizeof(bth), iblen - sizeof(bth));
+	return sroce_crc32(crc, (u8 *)&bth, sizeof(bth));
+}
+
+/* The ICRC of @iblen bytes from the BTH at @ib, all in one buffer. */
+__le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
+		  unsigned int iblen)
+{
+	u32 crc = sroce_icrc_head(iph, iplen, ib);
+
+	crc = sroce_crc32(crc, ib + sizeof(struct sroce_bth),
+			  iblen - sizeof(struct sroce_bth));
 	return cpu_to_le32(~crc);
 }
 
@@ -151,7 +162,7 @@ enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
  * UDP header at @l4off, received as IPv6 if @ipv6; fill @pkt. On success
  * the transport headers, payload and pad are pkt->hdr_len + pkt->paylen +
  * pkt->pad bytes from the BTH, which is right behind the UDP header. The
- * ICRC is not looked at: see sroce_parse().
+ * ICRC is not looked at: see sroce_rcv_parse() in net.c.
  */
 enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
 					 unsigned int l4off, bool ipv6,
@@ -173,7 +184,13 @@ enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
 			       pkt);
 }
 
-/* sroce_parse_hdrs(), then the ICRC: what a packet from a wire must pass. */
+#ifndef __KERNEL__
+/*
+ * sroce_parse_hdrs(), then the ICRC: what a packet from a wire must pass,
+ * all in one buffer. For user space (the fuzzer, the checker's tests); the
+ * kernel does the same on an skb whose payload may be in page fragments
+ * (net.c: sroce_rcv_parse()).
+ */
 enum sroce_parse_result sroce_parse(const u8 *nh, unsigned int len,
 				    unsigned int l4off, bool ipv6,
 				    struct sroce_pkt *pkt)
@@ -191,3 +208,4 @@ enum sroce_parse_result sroce_parse(const u8 *nh, unsigned int len,
 		return SROCE_PARSE_BAD_ICRC;
 	return SROCE_PARSE_OK;
 }
+#endif

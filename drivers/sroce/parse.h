@@ -34,7 +34,7 @@ struct sroce_pkt {
 	bool	local;		/* looped back inside the device (net.c) */
 };
 
-/* What sroce_parse() makes of a packet; the caller counts the last two. */
+/* What the checks make of a packet; the caller counts the last two. */
 enum sroce_parse_result {
 	SROCE_PARSE_OK,
 	SROCE_PARSE_DROP,	/* malformed, or not RoCEv2 */
@@ -45,6 +45,7 @@ enum sroce_parse_result {
 #define SROCE_IP6_HLEN		40	/* no extension headers either */
 #define SROCE_UDP_HLEN		8
 
+u32 sroce_icrc_head(const void *iph, unsigned int iplen, const u8 *ib);
 __le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
 		  unsigned int iblen);
 #ifdef __KERNEL__
@@ -59,8 +60,10 @@ enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
 enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
 					 unsigned int l4off, bool ipv6,
 					 struct sroce_pkt *pkt);
+#ifndef __KERNEL__
 enum sroce_parse_result sroce_parse(const u8 *nh, unsigned int len,
 				    unsigned int l4off, bool ipv6,
 				    struct sroce_pkt *pkt);
+#endif
 
 #endif /* SROCE_PARSE_H */

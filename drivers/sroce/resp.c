@@ -961,10 +961,8 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 		wc.status = IB_WC_LOC_LEN_ERR;
 	} else if (sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, 0,
 				  grh.raw, sizeof(grh), true) ||
-		   (pkt->paylen &&
-		    sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge,
-				   sizeof(grh), sroce_payload(skb),
-				   pkt->paylen, true))) {
+		   sroce_payload_to_sge(skb, qp, wqe->dma.sge,
+					wqe->dma.num_sge, sizeof(grh))) {
 		wc.status = IB_WC_LOC_PROT_ERR;
 	} else {
 		wc.byte_len = sizeof(grh) + pkt->paylen;

@@ -27,7 +27,7 @@
 #define SROCE_RETRY_NAK		1
 #define SROCE_RETRY_RNR		2
 
-/* A packet handed to IP (sent) or taken from UDP and checked (received). */
+/* A packet handed to IP (sent); sroce_recv below: taken and checked. */
 DECLARE_EVENT_CLASS(sroce_pkt_class,
 	TP_PROTO(u32 dev, u32 qpn, u32 dqpn, u8 opcode, u32 psn, u32 len),
 	TP_ARGS(dev, qpn, dqpn, opcode, psn, len),
@@ -57,10 +57,34 @@ DEFINE_EVENT(sroce_pkt_class, sroce_send,
 	TP_PROTO(u32 dev, u32 qpn, u32 dqpn, u8 opcode, u32 psn, u32 len),
 	TP_ARGS(dev, qpn, dqpn, opcode, psn, len));
 
-/* qpn 0: not known yet (the BTH's dqpn picks the QP); len: the payload. */
-DEFINE_EVENT(sroce_pkt_class, sroce_recv,
-	TP_PROTO(u32 dev, u32 qpn, u32 dqpn, u8 opcode, u32 psn, u32 len),
-	TP_ARGS(dev, qpn, dqpn, opcode, psn, len));
+/*
+ * No QPN: not known yet (the BTH's dqpn picks the QP). len: the payload;
+ * paged: the bytes of the packet left in page fragments, not copied into
+ * the linear part (net.c: only the headers are).
+ */
+TRACE_EVENT(sroce_recv,
+	TP_PROTO(u32 dev, u32 dqpn, u8 opcode, u32 psn, u32 len, u32 paged),
+	TP_ARGS(dev, dqpn, opcode, psn, len, paged),
+	TP_STRUCT__entry(
+		__field(u32, dev)
+		__field(u32, dqpn)
+		__field(u32, psn)
+		__field(u32, len)
+		__field(u32, paged)
+		__field(u8, opcode)
+	),
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->dqpn = dqpn;
+		__entry->psn = psn;
+		__entry->len = len;
+		__entry->paged = paged;
+		__entry->opcode = opcode;
+	),
+	TP_printk("dev=%u dqpn=%u opcode=0x%02x psn=%u len=%u paged=%u",
+		  __entry->dev, __entry->dqpn, __entry->opcode, __entry->psn,
+		  __entry->len, __entry->paged)
+);
 
 TRACE_DEFINE_ENUM(SROCE_CNT_RCVD_ICRC_ERR);
 TRACE_DEFINE_ENUM(SROCE_CNT_DROP_BAD_HDR);

@@ -9,7 +9,8 @@
  *		[--pad-bytes N] [--resv8a N] [--ext HEX] [--payload HEX]
  *		[--payload-len N] [--ip-opts HEX] [--udp-len N] [--trailer HEX]
  *		[--frag N] [--bad-icrc] [--sport N] [--tos N] [--ttl N]
- *		[--id N] [--count N] [--seed FILE] [--dry-run] [--next ...]
+ *		[--id N] [--count N] [--seed FILE] [--dry-run] [--paged]
+ *		[--next ...]
  *	Addresses are IPv4 or IPv6 (both of one family). --ext is the raw
  *	extension headers (RETH, AETH, DETH, ImmDt...) behind the BTH,
  *	--payload the bytes after them (--payload-len N: N bytes 0, 1, 2...).
@@ -24,7 +25,8 @@
  *	prefixed by the fuzzer's flag byte, instead of sending it. --next
  *	sends the packet so far and goes on: the options after it change
  *	that packet into the next one, sent right after (no process start
- *	between them, as for packets reordered on the way).
+ *	between them, as for packets reordered on the way). --paged sends
+ *	the UDP payload through a UDP socket instead (see udp_paged()).
  *
  *   roce_inject --sniff IFACE [--timeout SECS] [--max N]
  *	print one line per RoCEv2 packet seen on IFACE (both directions):
@@ -61,7 +63,7 @@ struct opts {
 	uint16_t pkey, sport;
 	uint8_t ext[256], payload[MAXPKT], ipopt[40], trailer[256];
 	size_t ext_len, pay_len, ipopt_len, trailer_len;
-	int frag;
+	int frag, paged;
 	const char *seed;
 };
 
@@ -148,6 +150,8 @@ static void build_ip(const struct opts *o, uint8_t *p, size_t iplen, size_t tota
 	memcpy(p + RW_IP4_SADDR, o->src, 4);
 	memcpy(p + RW_IP4_DADDR, o->dst, 4);
 	memcpy(p + RW_IP4_HLEN, o->ipopt, o->ipopt_len);
+	if (o->paged)
+		rw_put16(p + RW_IP4_FRAG, RW_IP4_DF);
 	rw_put16(p + RW_IP4_CSUM, ip_csum(p, iplen));
 }
 
@@ -252,6 +256,61 @@ static void send_frags(const struct opts *o, int fd, const uint8_t *p,
 	}
 }
 
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT	103
+#endif
+
+/*
+ * --paged: the UDP payload (BTH to ICRC, @n bytes at @u) sent from a UDP
+ * socket with UDP_SEGMENT set. The kernel then puts the payload in page
+ * fragments, only the IP and UDP headers in the skb's linear part, and a
+ * veth hands it on so: the receiver's sroce gets the BTH and all behind
+ * it in fragments, as from a NIC that receives into pages. The kernel
+ * writes the IP header: DF and, from an unconnected socket, ID 0 (IPv4),
+ * which build() put in the ICRC; TTL, TOS, flow label and the UDP
+ * checksum are the ICRC's variant fields.
+ */
+static void udp_paged(const struct opts *o, const uint8_t *u, size_t n)
+{
+	struct sockaddr_storage src = { 0 }, dst = { 0 };
+	int fd = socket(o->ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
+	int seg = n, df = o->ipv6 ? IPV6_PMTUDISC_DO : IP_PMTUDISC_DO;
+	socklen_t sl;
+
+	if (o->ipv6) {
+		struct sockaddr_in6 *s = (void *)&src, *d = (void *)&dst;
+
+		s->sin6_family = d->sin6_family = AF_INET6;
+		memcpy(&s->sin6_addr, o->src, 16);
+		memcpy(&d->sin6_addr, o->dst, 16);
+		s->sin6_port = htons(o->sport);
+		d->sin6_port = htons(RW_UDP_PORT);
+		sl = sizeof(*s);
+	} else {
+		struct sockaddr_in *s = (void *)&src, *d = (void *)&dst;
+
+		s->sin_family = d->sin_family = AF_INET;
+		memcpy(&s->sin_addr, o->src, 4);
+		memcpy(&d->sin_addr, o->dst, 4);
+		s->sin_port = htons(o->sport);
+		d->sin_port = htons(RW_UDP_PORT);
+		sl = sizeof(*s);
+	}
+	if (fd < 0 || bind(fd, (struct sockaddr *)&src, sl) ||
+	    setsockopt(fd, IPPROTO_UDP, UDP_SEGMENT, &seg, sizeof(seg)) ||
+	    setsockopt(fd, o->ipv6 ? IPPROTO_IPV6 : IPPROTO_IP,
+		       o->ipv6 ? IPV6_MTU_DISCOVER : IP_MTU_DISCOVER,
+		       &df, sizeof(df))) {
+		perror("roce_inject: --paged socket");
+		exit(1);
+	}
+	if (sendto(fd, u, n, 0, (struct sockaddr *)&dst, sl) != (ssize_t)n) {
+		perror("roce_inject: --paged sendto");
+		exit(1);
+	}
+	close(fd);
+}
+
 static int inject(const struct opts *o)
 {
 	static uint8_t p[MAXPKT];
@@ -276,6 +335,12 @@ static int inject(const struct opts *o)
 	if (o->dry) {
 		for (i = 0; i < (int)n; i++)
 			printf("%02x%s", p[i], i + 1 == (int)n ? "\n" : "");
+		return 0;
+	}
+	if (o->paged) {
+		for (i = 0; i < o->count; i++)
+			udp_paged(o, p + iplen + RW_UDP_HLEN,
+				  n - iplen - RW_UDP_HLEN);
 		return 0;
 	}
 	fd = raw_socket(o, &ss, &sl);
@@ -375,8 +440,11 @@ static int ready(struct opts *o, const char *src, int have_op)
 		addr(src, o->src, &o->ipv6);
 	if (o->ipv6 && (o->ipopt_len || o->frag))
 		die("%s", "--ip-opts and --frag are IPv4 only");
+	if (o->paged && (o->ipopt_len || o->frag || o->trailer_len ||
+			 o->udp_len >= 0 || !src))
+		die("%s", "--paged takes no IP or UDP header options; needs --src");
 	/* 0 would let the kernel pick an ID after the ICRC was computed. */
-	if (!o->ipv6 && !o->id)
+	if (!o->ipv6 && !o->id && !o->paged)
 		die("%s", "--id 0: the kernel would replace it");
 	return inject(o);
 }
@@ -397,7 +465,7 @@ int main(int argc, char **argv)
 		{ "id", 1, 0, 'i' }, { "count", 1, 0, 'c' }, { "seed", 1, 0, 'F' },
 		{ "dry-run", 0, 0, 'D' }, { "sniff", 1, 0, 'N' },
 		{ "timeout", 1, 0, 'W' }, { "max", 1, 0, 'X' },
-		{ "next", 0, 0, 'n' }, { 0 }
+		{ "paged", 0, 0, 'G' }, { "next", 0, 0, 'n' }, { 0 }
 	};
 	static struct opts o = {
 		.pkey = 0xffff, .pad = -1, .pad_bytes = -1, .udp_len = -1,
@@ -452,6 +520,7 @@ int main(int argc, char **argv)
 		case 'c': o.count = num(optarg, 1000000); break;
 		case 'F': o.seed = optarg; break;
 		case 'D': o.dry = 1; break;
+		case 'G': o.paged = 1; o.id = 0; break;
 		case 'N': sniff_if = optarg; break;
 		case 'W': timeout = num(optarg, 3600); break;
 		case 'X': max = num(optarg, 1000000); break;

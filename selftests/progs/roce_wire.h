@@ -30,6 +30,7 @@
 #define RW_IP4_SADDR		12
 #define RW_IP4_DADDR		16
 #define RW_IP4_MF		0x2000
+#define RW_IP4_DF		0x4000
 
 #define RW_IP6_PLEN		4
 #define RW_IP6_NEXT		6

@@ -56,11 +56,11 @@ assert_match "$R" "^wc n=1 0:1:" "the first WRITE"
 trace_has "A sends the WRITE" \
 	"sroce_send: dev=$DA qpn=$QPA dqpn=$QPB opcode=0x0a psn=1000 len=[0-9]+\$"
 trace_has "B takes the WRITE" \
-	"sroce_recv: dev=$DB qpn=0 dqpn=$QPB opcode=0x0a psn=1000 len=16\$"
+	"sroce_recv: dev=$DB dqpn=$QPB opcode=0x0a psn=1000 len=16 paged=0\$"
 trace_has "B sends the ACK" \
 	"sroce_send: dev=$DB qpn=$QPB dqpn=$QPA opcode=0x11 psn=1000 len=[0-9]+\$"
 trace_has "A takes the ACK" \
-	"sroce_recv: dev=$DA qpn=0 dqpn=$QPA opcode=0x11 psn=1000 len=0\$"
+	"sroce_recv: dev=$DA dqpn=$QPA opcode=0x11 psn=1000 len=0 paged=0\$"
 
 # no QP 0xabcde on B
 csnap
