@@ -26,7 +26,8 @@
 # Output: each VM's TAP, lines prefixed "a/" or "b/", the capture's summary,
 # then "P passed, F failed, S skipped" over both. Exit 0 if nothing failed,
 # 1 on failures, kernel splats or malformed frames (or a checker that
-# failed), 2 if a VM died or timed out.
+# failed), 2 if a VM died or timed out. Once one VM has ended (or its
+# kernel panicked), the other may run PEER_GRACE seconds more (env, 300).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -202,6 +203,25 @@ for r in a b; do
 		sed -u "s#\r##; s#^#$r/#" &
 	PIDS+=("$!")
 done
+# Both VMs end their runs at about the same time: the tests are paired.
+# When one is gone (its QEMU exited: done, or its kernel panicked, which
+# -no-reboot turns into an exit) or its kernel died without exiting (a
+# panic or a double fault on its console), the other gets PEER_GRACE
+# seconds to end too, and is then stopped: its tests would otherwise wait
+# for a peer that is gone until the per-test timeout. Bounded by TOTAL.
+PEER_GRACE=${PEER_GRACE:-300}
+DEAD_RE='Kernel panic - not syncing|PANIC: double fault'
+vm_up() {
+	kill -0 "$1" 2>/dev/null &&
+		! tr -d '\r' <"$LOGDIR/$2/console.log" 2>/dev/null | grep -qE "$DEAD_RE"
+}
+while vm_up "$QA" a && vm_up "$QB" b; do sleep 1; done
+for ((i = 0; i < PEER_GRACE; i++)); do
+	kill -0 "$QA" 2>/dev/null || kill -0 "$QB" 2>/dev/null || break
+	sleep 1
+done
+((i < PEER_GRACE)) || echo "vm2.sh: a VM still ran ${PEER_GRACE}s after the other ended; stopped"
+kill "$QA" "$QB" 2>/dev/null || true
 RA=0 RB=0
 wait "$QA" || RA=$?
 wait "$QB" || RB=$?
