@@ -118,7 +118,8 @@ bench:
 	selftests/deps.sh
 	selftests/bench.sh --kernel "$(or $(KVER),6.1)" $(if $(ROUNDS),--rounds $(ROUNDS)) \
 		$(if $(TOPO),--topo $(TOPO)) $(if $(PROFILE),--profile $(PROFILE)) \
-		$(if $(filter 1,$(UPDATE_DOC)),--update-doc)
+		$(if $(filter 1,$(UPDATE_DOC)),--update-doc) \
+		$(if $(and $(MTU),$(filter vm2,$(TOPO))),--mtu $(MTU))
 
 # The per-byte primitives (payload copies, the ICRC's CRC-32) on the host CPU
 # rather than under TCG: which variant the kernel should use. x86-64-v2 plus

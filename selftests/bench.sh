@@ -19,6 +19,7 @@
 #
 #   selftests/bench.sh [--kernel 6.1|6.12|7.2] [--topo loop|ns|vm2] [--rounds N (3)]
 #                      [--update-doc] [--report-only] [--profile ROW,...]
+#                      [--mtu BYTES (vm2: the segment's; 1500)]
 # --update-doc copies the chart to Documentation/bench-NAME.png;
 # --report-only boots nothing: the report and chart again from the last
 # build/bench-NAME.txt.
@@ -27,7 +28,7 @@
 # lines ROW.a for the client's, ROW.b for the server's), and writes
 # build/bench-NAME-prof-DRV.txt: where the kernel's time goes. Those
 # boots' figures are not in the report (perf costs time).
-# NAME is KVER for loop, KVER-ns for ns, KVER-vm2 for vm2.
+# NAME is KVER for loop, KVER-ns for ns, KVER-vm2[-mtuN] for vm2.
 # Output: build/bench-NAME.txt (every figure of every boot),
 # build/bench-NAME.report (the report, also printed), build/bench-NAME.dat
 # and .png (the chart), build/bench-NAME-DRV-rN/ (each boot's logs).
@@ -42,6 +43,7 @@ rounds=3
 update_doc=0
 report_only=0
 profile=
+mtu=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kver=$2; shift 2 ;;
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--update-doc) update_doc=1; shift ;;
 	--report-only) report_only=1; shift ;;
 	--profile) profile=$2; shift 2 ;;
+	--mtu) mtu=$2; shift 2 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -59,7 +62,7 @@ done
 case $topo in
 loop) name=$kver where="one device (loopback)" ;;
 ns) name=$kver-ns where="two namespaces over veth" ;;
-vm2) name=$kver-vm2 where="two VMs (vm2, 1 vCPU each)" ;;
+vm2) name=$kver-vm2${mtu:+-mtu$mtu} where="two VMs (vm2, 1 vCPU each${mtu:+, MTU $mtu})" ;;
 *) echo "bench.sh: --topo must be loop, ns or vm2" >&2; exit 2 ;;
 esac
 if [[ $topo == ns && $kver != 7.2 ]]; then
@@ -93,6 +96,7 @@ boot() {
 		selftests/vm2.sh --kernel "$VMLINUZ" \
 			--initrd "$build/initramfs-bench.cpio.gz" --a "$drv" --b "$drv" \
 			--tests 2host/bench --no-capture --link unix --timeout 2400 \
+			${mtu:+--mtu "$mtu"} \
 			--append "$BENCH_CLOCK sroce_bench.vm2=1$append" \
 			--log "$log" >"$log.out" 2>&1 ||
 			return 1
