@@ -213,7 +213,7 @@ PEER_GRACE=${PEER_GRACE:-300}
 DEAD_RE='Kernel panic - not syncing|PANIC: double fault'
 vm_up() {
 	kill -0 "$1" 2>/dev/null &&
-		! tr -d '\r' <"$LOGDIR/$2/console.log" 2>/dev/null | grep -qE "$DEAD_RE"
+		! tr -d '\r' 2>/dev/null <"$LOGDIR/$2/console.log" | grep -qE "$DEAD_RE"
 }
 while vm_up "$QA" a && vm_up "$QB" b; do sleep 1; done
 for ((i = 0; i < PEER_GRACE; i++)); do
