@@ -57,7 +57,7 @@ if [ -n "$tests" ]; then
 	done
 	[ -n "$tests" ] || [ "$two_host" = 1 ] || tests=none
 fi
-OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,cm/rping,kernel/nvme_rdma}
+OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
 # The debug kernel beside the others: everything but the load tests, whose
 # bulk traffic (perftest over all sizes, 1,000 x 64 KiB, 320 MiB of READs)
 # takes tens of minutes under KASAN and TCG and finds nothing the others do
@@ -83,7 +83,7 @@ OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rdmacore/*,rc/pingpong,r
 # and transport/events and cm/mckey_local (async events and multicast
 # joins: RDMA core paths more than sroce's, which the other kernels run).
 DEBUG_WIRE=wire/dup_read,wire/reorder
-DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types),verbs/*,$DEBUG_WIRE,transport/ud,transport/xsrq,rc/errors,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,cm/rping,kernel/nvme_rdma}
+DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types),verbs/*,$DEBUG_WIRE,transport/ud,transport/xsrq,rc/errors,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
 
 build=$top/build
 mkdir -p "$build"

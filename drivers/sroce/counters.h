@@ -56,6 +56,8 @@ enum sroce_counter {
 	SROCE_CNT_RCVD_NAK_INV_REQ,
 	SROCE_CNT_RCVD_NAK_REM_ACCESS,
 	SROCE_CNT_RCVD_NAK_REM_OP,
+	/* A QP stopped sending until the netdev freed its packets (txbuf.c) */
+	SROCE_CNT_TX_WAIT,
 	SROCE_NUM_COUNTERS
 };
 

@@ -323,6 +323,7 @@ static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
 		return err;
 	}
 
+	sroce_txbuf_track(qp, skb);
 	if (v6) {
 		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 		err = ip6_local_out(net, sdev->sn->sock6->sk, skb);

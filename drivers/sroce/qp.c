@@ -613,7 +613,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	if (ibqp->qp_type == IB_QPT_UD)
 		sroce_mcast_detach_qp(qp);
-	/* No new lookups; wait for the receive path to let go. */
+	/* No new lookups; wait for lookups and wire packets to let go. */
 	if (ibqp->qp_type == IB_QPT_GSI)
 		WRITE_ONCE(sdev->gsi_index, 0);
 	xa_erase_bh(&sdev->qp_xa, qp->index);

@@ -836,6 +836,9 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	}
 	if (wqe->mask & SROCE_F_LOCAL)
 		return sroce_req_local(qp, wqe);
+	/* The netdev holds enough of our packets: on when it frees some. */
+	if (!sroce_txbuf_room(qp))
+		return false;
 	if (sroce_qp_is_ud(qp)) {
 		wqe->status = sroce_req_ud(qp, wqe);
 		qp->req.psn = sroce_psn_add(qp->req.psn, 1);

@@ -225,9 +225,14 @@ access_err:
 	return true;
 }
 
-/* The READ responses may go on: not waiting for a full qdisc to drain. */
+/*
+ * The READ responses may go on: not waiting for a full qdisc to drain, nor
+ * for the netdev to free some of the QP's packets.
+ */
 static bool sroce_read_may_send(struct sroce_qp *qp)
 {
+	if (!sroce_txbuf_room(qp))
+		return false;
 	if (!qp->resp.read_wait)
 		return true;
 	if (time_before(jiffies, qp->resp.read_resume)) {

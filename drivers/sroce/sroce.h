@@ -210,9 +210,19 @@ enum sroce_wqe_state {
 #define SROCE_TXBUF_SLOTS	128
 #define SROCE_TXBUF_ORDER	1
 
+/*
+ * A QP's packets in the netdev's hands (qdisc, device ring) at once: a QP
+ * stops sending data at the high mark and goes on at the low one, as
+ * rdma_rxe does (txbuf.c).
+ */
+#define SROCE_TX_INFLIGHT_HIGH	64
+#define SROCE_TX_INFLIGHT_LOW	16
+
 struct sroce_txbuf {
 	struct page	**page;		/* SROCE_TXBUF_SLOTS of them */
 	unsigned int	next;		/* the slot the next packet takes */
+	atomic_t	inflight;	/* packets not yet freed by the netdev */
+	atomic_t	wait;		/* the run stopped at the high mark */
 };
 
 struct sroce_qp {
@@ -248,7 +258,7 @@ struct sroce_qp {
 	u16			src_port;
 	u32			mtu;		/* path MTU in bytes */
 
-	refcount_t		ref;		/* receive path lookups + 1 */
+	refcount_t		ref;		/* lookups, wire packets, + 1 */
 	struct completion	released;
 	struct work_struct	work;
 	bool			dying;
@@ -478,6 +488,8 @@ void sroce_port_update(struct sroce_dev *sdev, bool notify);
 struct sk_buff *sroce_txbuf_skb(struct sroce_qp *qp, unsigned int size,
 				gfp_t gfp);
 void sroce_txbuf_free(struct sroce_qp *qp);
+void sroce_txbuf_track(struct sroce_qp *qp, struct sk_buff *skb);
+bool sroce_txbuf_room(struct sroce_qp *qp);
 
 /* net.c: packets */
 struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
