@@ -27,8 +27,12 @@
 #define SROCE_RETRY_NAK		1
 #define SROCE_RETRY_RNR		2
 
-/* A packet handed to IP (sent); sroce_recv below: taken and checked. */
-DECLARE_EVENT_CLASS(sroce_pkt_class,
+/*
+ * A packet handed to IP or loopback (sent); sroce_recv below: taken and
+ * checked. qpn: the sending QP; dqpn: the BTH's destination; len: the IB
+ * bytes.
+ */
+TRACE_EVENT(sroce_send,
 	TP_PROTO(u32 dev, u32 qpn, u32 dqpn, u8 opcode, u32 psn, u32 len),
 	TP_ARGS(dev, qpn, dqpn, opcode, psn, len),
 	TP_STRUCT__entry(
@@ -51,11 +55,6 @@ DECLARE_EVENT_CLASS(sroce_pkt_class,
 		  __entry->dev, __entry->qpn, __entry->dqpn, __entry->opcode,
 		  __entry->psn, __entry->len)
 );
-
-/* qpn: the sending QP; dqpn: the BTH's destination; len: the IB bytes. */
-DEFINE_EVENT(sroce_pkt_class, sroce_send,
-	TP_PROTO(u32 dev, u32 qpn, u32 dqpn, u8 opcode, u32 psn, u32 len),
-	TP_ARGS(dev, qpn, dqpn, opcode, psn, len));
 
 /*
  * No QPN: not known yet (the BTH's dqpn picks the QP). len: the payload;
