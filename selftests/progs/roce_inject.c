@@ -193,6 +193,31 @@ static size_t build(const struct opts *o, uint8_t *p, size_t *iplen)
 	return total;
 }
 
+/*
+ * @ss: @addr (16 bytes with @ipv6, else 4) and @port; returns its length.
+ * A raw socket's destination takes port 0.
+ */
+static socklen_t fill_sockaddr(struct sockaddr_storage *ss, int ipv6,
+			       const uint8_t *addr, uint16_t port)
+{
+	struct sockaddr_in *s4;
+
+	memset(ss, 0, sizeof(*ss));
+	if (ipv6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		memcpy(&s6->sin6_addr, addr, 16);
+		s6->sin6_port = htons(port);
+		return sizeof(*s6);
+	}
+	s4 = (struct sockaddr_in *)ss;
+	s4->sin_family = AF_INET;
+	memcpy(&s4->sin_addr, addr, 4);
+	s4->sin_port = htons(port);
+	return sizeof(*s4);
+}
+
 static int raw_socket(const struct opts *o, struct sockaddr_storage *ss,
 		      socklen_t *sl)
 {
@@ -202,20 +227,7 @@ static int raw_socket(const struct opts *o, struct sockaddr_storage *ss,
 		perror("roce_inject: raw socket");
 		exit(1);
 	}
-	memset(ss, 0, sizeof(*ss));
-	if (o->ipv6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		memcpy(&s6->sin6_addr, o->dst, 16);
-		*sl = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		memcpy(&s4->sin_addr, o->dst, 4);
-		*sl = sizeof(*s4);
-	}
+	*sl = fill_sockaddr(ss, o->ipv6, o->dst, 0);
 	return fd;
 }
 
@@ -272,30 +284,12 @@ static void send_frags(const struct opts *o, int fd, const uint8_t *p,
  */
 static void udp_paged(const struct opts *o, const uint8_t *u, size_t n)
 {
-	struct sockaddr_storage src = { 0 }, dst = { 0 };
+	struct sockaddr_storage src, dst;
 	int fd = socket(o->ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
 	int seg = n, df = o->ipv6 ? IPV6_PMTUDISC_DO : IP_PMTUDISC_DO;
-	socklen_t sl;
+	socklen_t sl = fill_sockaddr(&src, o->ipv6, o->src, o->sport);
 
-	if (o->ipv6) {
-		struct sockaddr_in6 *s = (void *)&src, *d = (void *)&dst;
-
-		s->sin6_family = d->sin6_family = AF_INET6;
-		memcpy(&s->sin6_addr, o->src, 16);
-		memcpy(&d->sin6_addr, o->dst, 16);
-		s->sin6_port = htons(o->sport);
-		d->sin6_port = htons(RW_UDP_PORT);
-		sl = sizeof(*s);
-	} else {
-		struct sockaddr_in *s = (void *)&src, *d = (void *)&dst;
-
-		s->sin_family = d->sin_family = AF_INET;
-		memcpy(&s->sin_addr, o->src, 4);
-		memcpy(&d->sin_addr, o->dst, 4);
-		s->sin_port = htons(o->sport);
-		d->sin_port = htons(RW_UDP_PORT);
-		sl = sizeof(*s);
-	}
+	fill_sockaddr(&dst, o->ipv6, o->dst, RW_UDP_PORT);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&src, sl) ||
 	    setsockopt(fd, IPPROTO_UDP, UDP_SEGMENT, &seg, sizeof(seg)) ||
 	    setsockopt(fd, o->ipv6 ? IPPROTO_IPV6 : IPPROTO_IP,
