@@ -11,7 +11,7 @@
 #               [--tests GLOB[,GLOB...] (2host/*)] [--timeout TOTAL_S (5400)]
 #               [--test-timeout PER_TEST_S (2400)] [--mem MB (1024)]
 #               [--smp N (1)] [--append "KERNEL PARAMS"] [--log DIR (build/vm2)]
-#               [--pcap-full] [--no-capture] [--link stream|unix|dgram (stream)]
+#               [--pcap-full] [--no-capture] [--link unix|stream|dgram (unix)]
 #
 # Never load sroce and rdma_rxe in one kernel (rxe oopses on sroce's device,
 # they share the driver id): each VM loads only its own.
@@ -37,7 +37,7 @@ usage() {
 	exit "${1:-2}"
 }
 
-LINK=stream
+LINK=unix
 KERNEL="" INITRD="" DRV_A=sroce DRV_B=sroce MTU=1500 TESTS='2host/*'
 TOTAL=5400 TEST_TIMEOUT=2400 MEM=1024 APPEND="" LOGDIR=$REPO/build/vm2
 # One vCPU each: two VMs with two vCPUs would be four TCG threads on a
@@ -84,16 +84,17 @@ mkdir -p "$LOGDIR"/{a,b}
 rm -f "$LOGDIR"/{a,b}/{console.log,results.tap,qemu.log} "$LOGDIR"/{a,b,seg}.pcap "$LOGDIR/roce.txt" "$LOGDIR/seg.sock"
 
 # The segment, --link:
-# stream (default): QEMU's "stream" netdev, one TCP connection on 127.0.0.1,
-#   A listening. TCP pushes back: a VM that reads slowly stalls its peer's
-#   transmit queue, as a lossless (PFC) fabric would, instead of losing
-#   frames. A must listen before B starts (bounded wait).
-# unix: the same over a Unix socket. TCP on loopback holds a small frame
-#   back until the one before it is acknowledged (Nagle; QEMU does not set
-#   TCP_NODELAY), and the peer delays that ACK: a frame that follows a
-#   small one waits about 20 ms, so over "stream" every ping-pong's
-#   latency reads about 22 ms whatever the driver. A Unix socket has no
-#   such wait. (make bench TOPO=vm2 uses it.)
+# unix (default): QEMU's "stream" netdev over a Unix socket, A listening.
+#   A stream pushes back: a VM that reads slowly stalls its peer's transmit
+#   queue, as a lossless (PFC) fabric would, instead of losing frames. A
+#   must listen before B starts (bounded wait).
+# stream: the same over one TCP connection on 127.0.0.1. TCP on loopback
+#   holds a small frame back until the one before it is acknowledged
+#   (Nagle; QEMU does not set TCP_NODELAY), and the peer delays that ACK: a
+#   frame that follows a small one waits about 20 ms, so every ping-pong's
+#   latency reads about 22 ms whatever the driver, and the two-host tests,
+#   which are mostly round trips (connects, NVMe and NFS commands), took
+#   half again as long as over a Unix socket, which has no such wait.
 # dgram: each VM sends its frames as UDP datagrams to the other's socket; no
 #   start order, but lossy: a VM that falls behind overflows its socket's
 #   receive buffer (212 KB by default, about 90 frames; the host counts them

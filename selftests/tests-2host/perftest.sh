@@ -5,8 +5,9 @@
 # bandwidth and latency with each VM as the server in turn, SEND and WRITE
 # latency over all sizes once and at 2 B the other way round; both sides
 # must exit 0. PT_SHORT=1 (perftest_short.sh): every latency test at 2 B
-# only, both ways round. 100 round trips at 2 B: a two-VM round trip takes
-# about 45 ms (the VMs' link), so 1,000 took 46 s a run.
+# only, both ways round. 100 round trips at 2 B: over the TCP link
+# (vm2.sh --link stream) a two-VM round trip took about 45 ms, and 1,000 46 s
+# a run.
 . /tests/2host/th.lib
 
 g=$(th_gid4)
