@@ -212,9 +212,38 @@ vm_initramfs() {
 		{ cat "$log"; return 2; }
 }
 
+# The time a run of make check may take: the CI gives it 90 minutes and
+# .ci/run is to stay under 80. Each VM's total timeout is cut to what is left
+# of CHECK_BUDGET seconds from the start (CHECK_T0, date +%s, which .ci/run
+# sets before it installs anything; else this script's), less a minute for
+# the summary,
+# and a VM that would have under two minutes does not boot: a run that goes
+# over, by a hang or a slow host, ends with its failures and its slowest
+# tests listed, rather than being killed with nothing said. Only the whole
+# suite (make check with no KVER or T) has a budget unless one is set.
+budget=${CHECK_BUDGET:-4500}
+start=${CHECK_T0:-$(date +%s)}
+
+# vm_budget SECONDS: SECONDS, or what is left of the budget if that is less;
+# 0 if under two minutes are left.
+vm_budget() {
+	local left=$((start + budget - 60 - $(date +%s)))
+	((left >= 120)) || { echo 0; return; }
+	echo $((left < $1 ? left : $1))
+}
+
+# vm_boot MODE GLOBS: one VM on the current kernel, at most $vm_total
+# seconds (vm_opts) or what is left of the budget.
 vm_boot() {
+	local t
+	t=$(vm_budget "$vm_total")
+	if [ "$t" = 0 ]; then
+		echo "not ok 0 vm # not booted: out of the ${budget} s budget"
+		return 2
+	fi
 	selftests/vm.sh --kernel "$VMLINUZ" --initrd "$build/initramfs-$kver.cpio.gz" \
-		--mode "$1" --tests "$2" --log "$build/vm-$kver" "${VM_OPTS[@]}"
+		--mode "$1" --tests "$2" --log "$build/vm-$kver" --timeout "$t" \
+		"${VM_OPTS[@]}"
 }
 
 vm_tests() {
@@ -249,15 +278,17 @@ vm_count() {
 # shadow and kmemleak's metadata take memory.
 vm_opts() {
 	VM_OPTS=()
+	vm_total=3000
 	case $kver in
-	# A floor under the local ACK timeout: 67 ms (perftest's) is far less
-	# than the debug kernel needs to answer a burst (see comp.c).
-	debug) VM_OPTS=(--mem 3072 --test-timeout 900 --timeout 4800) ;;
+	# its slowest test takes about 65 s here
+	debug) VM_OPTS=(--mem 3072 --test-timeout 600); vm_total=4800 ;;
 	esac
 	[ "$kver" = debug ] || return 0
 	# The debug kernel run alone (make check KVER=debug) scans for leaks
 	# after every test, and fails that test (about 25 s per test); beside
 	# the other kernels, once after the last test (test selftests/kmemleak).
+	# A floor under the local ACK timeout: 67 ms (perftest's) is far less
+	# than the debug kernel needs to answer a burst (see comp.c).
 	local append="sroce.min_ack_timeout_ms=1000"
 	[ "${lead:-0}" = 1 ] && append+=" sroce_harness.kmemleak=each"
 	VM_OPTS+=(--append "$append")
@@ -327,7 +358,7 @@ two_host_initramfs() {
 # two_host_run "A:B[@MTU] ...": the pairings, from two_host_initramfs's
 # initramfs of the current kernel.
 two_host_run() {
-	local p a b m rc=0 r t0 log tag globs res only
+	local p a b m rc=0 r t t0 log tag globs res only
 	for p in $1; do
 		only=${p#*=}
 		[ "$only" = "$p" ] && only=""
@@ -347,12 +378,21 @@ two_host_run() {
 			[ "$a:$b" = sroce:sroce ] && globs=$TWO_HOST_SROCE_TESTS
 			[ -n "$only" ] && globs=$only
 		fi
+		t=$(vm_budget 5400)
+		if [ "$t" = 0 ]; then
+			echo "not ok $pfx$tag # not run: out of the ${budget} s budget"
+			failed=$((failed + 1)) rc=1
+			continue
+		fi
 		echo "# pairing a=$a b=$b, MTU $m: logs in $log"
 		t0=$(date +%s)
 		r=0
+		# its slowest test, 2host/perftest, takes about 150 s
 		selftests/vm2.sh --kernel "$VMLINUZ" --initrd "$build/initramfs2-$kver.cpio.gz" \
 			--a "$a" --b "$b" --mtu "$m" --tests "$globs" \
+			--timeout "$t" --test-timeout 900 \
 			--log "$log" "${VM_OPTS[@]}" >"$log.out" 2>&1 || r=$?
+		pair_logs+=("$log.out")
 		sed -E -e "s#^([ab])/(not )?ok ([0-9]+) (.*)#\2ok \3 $pfx$tag/\1/\4#" \
 			-e '/^(not )?ok /!s/^/# /' -e 's/^# # /# /' "$log.out" |
 			grep -E '^(not )?ok |^# (sender|checked|malformed|vm2.sh|[ab]/# FAIL|[ab]/#   (counters|server:|client:))' || true
@@ -371,6 +411,9 @@ two_host_run() {
 	return $rc
 }
 
+pair_logs=()
+[ "$two_host$mode$kernels$tests" = "0check6.1 6.12 7.2 debug" ] ||
+	budget=${CHECK_BUDGET:-1000000}
 if [ "$two_host" = 1 ]; then
 	kver=${kernels%% *}
 	kernel_env "$kver" || exit 1
@@ -393,7 +436,6 @@ if [ "$mode" = run ]; then
 	exit $?
 fi
 
-start=$(date +%s)
 summary=$(mktemp)
 # everything printed, for the list of failures at the end (a CI log may
 # keep only its head and tail)
@@ -557,7 +599,17 @@ done
 # where the time went, again at the end (a CI log may keep only its tail)
 sleep 0.2
 grep -E '^# (kernel .* in [0-9]+ s|pairing .*: exit )' "$all" | sed 's/^# /#   /'
-echo "# wall time: $(( $(date +%s) - start )) s"
+echo "# wall time: $(( $(date +%s) - start )) s of a ${budget} s budget"
+# the slowest tests (where a hang shows first)
+echo "# slowest tests:"
+{
+	awk '/^(not )?ok /{sub(/^(not )?ok [0-9]+ /, ""); n=$1}
+		/^#   \([0-9]+s\)$/{gsub(/[^0-9]/, ""); print $0 " s " n}' "$all"
+	for f in "${pair_logs[@]}"; do
+		awk -v p="${f##*/}" '/^a\/(not )?ok /{sub(/^a\/(not )?ok [0-9]+ /, ""); n=$1}
+			/^a\/#   \([0-9]+s\)$/{gsub(/[^0-9]/, ""); print $0 " s " p ": " n}' "$f"
+	done
+} | sort -rn | head -n 8 | sed 's/^/#   /'
 if [ "$failed" != 0 ]; then
 	# each failure with its first reason, at most 40 lines
 	echo "# failed:"
