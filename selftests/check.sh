@@ -448,8 +448,8 @@ echo "TAP version 13"
 # Lanes: the VMs of the kernels in BG_KERNELS (default: debug, then 7.2)
 # run one after another in the background, beside the others' in the
 # foreground, and report at the end (PARALLEL=0: all in turn). QEMU runs
-# one VM on about one of the two cores, and the debug kernel's takes 25 to
-# 35 minutes, a third of the CI's time. Their host checks, module build
+# one VM on about one of the two cores: the debug and 7.2 VMs took 791 and
+# 337 s, beside 6.1's 1,042 s and 6.12's 377 s. Their host checks, module build
 # and initramfs come first, in the foreground; the first kernel asked for
 # never goes to the background (it runs the whole suite).
 bg_kernels=""
