@@ -85,6 +85,7 @@ BENCH_CLOCK=${BENCH_CLOCK-clocksource=tsc tsc=reliable}
 # the kernel command line (default: the rows of ROWS=, if any).
 boot() {
 	local drv=$1 log=$2 append=${3-${ROWS:+ sroce_bench.rows=$ROWS}}
+	append+=${BENCH_APPEND:+ $BENCH_APPEND}
 	if [[ $topo != vm2 ]]; then
 		selftests/vm.sh --kernel "$VMLINUZ" \
 			--initrd "$build/initramfs-bench.cpio.gz" --mode bench \

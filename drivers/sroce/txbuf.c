@@ -24,10 +24,26 @@
  * none).
  */
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+
+/*
+ * The high mark: how many of a QP's packets the netdev may hold at once;
+ * a stopped QP goes on at a quarter of it.
+ */
+static unsigned int tx_queue_pkts = SROCE_TX_INFLIGHT_HIGH;
+module_param(tx_queue_pkts, uint, 0644);
+MODULE_PARM_DESC(tx_queue_pkts,
+		 "How many of a QP's packets the netdev may hold at once (default 64, at least 16)");
+
+static int sroce_txbuf_high(void)
+{
+	return max_t(unsigned int, READ_ONCE(tx_queue_pkts),
+		     SROCE_TX_INFLIGHT_LOW);
+}
 
 /* Smaller packets (ACKs) come from alloc_skb(): zeroing them is cheap. */
 #define SROCE_TXBUF_MIN		512
@@ -126,7 +142,7 @@ static void sroce_txbuf_skb_done(struct sk_buff *skb)
 	struct sroce_txbuf *tb = &qp->txbuf;
 
 	/* Fully ordered, as against the store and load in _room(). */
-	if (atomic_dec_return(&tb->inflight) <= SROCE_TX_INFLIGHT_LOW &&
+	if (atomic_dec_return(&tb->inflight) <= sroce_txbuf_high() / 4 &&
 	    atomic_read(&tb->wait) && atomic_xchg(&tb->wait, 0))
 		sroce_qp_sched(qp);
 	sroce_qp_put(qp);
@@ -159,12 +175,13 @@ void sroce_txbuf_track(struct sroce_qp *qp, struct sk_buff *skb)
 bool sroce_txbuf_room(struct sroce_qp *qp)
 {
 	struct sroce_txbuf *tb = &qp->txbuf;
+	int high = sroce_txbuf_high();
 
-	if (likely(atomic_read(&tb->inflight) < SROCE_TX_INFLIGHT_HIGH))
+	if (likely(atomic_read(&tb->inflight) < high))
 		return true;
 	atomic_set(&tb->wait, 1);
 	smp_mb();	/* the store before the load: see _skb_done() */
-	if (atomic_read(&tb->inflight) < SROCE_TX_INFLIGHT_HIGH)
+	if (atomic_read(&tb->inflight) < high)
 		return true;
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT);
 	return false;
