@@ -211,12 +211,12 @@ enum sroce_wqe_state {
 #define SROCE_TXBUF_ORDER	1
 
 /*
- * A QP's packets in the netdev's hands (qdisc, device ring) at once: a QP
- * stops sending data at the high mark and goes on at the low one, as
- * rdma_rxe does (txbuf.c).
+ * Bounds of the high mark of a QP's packets in the netdev's hands (qdisc,
+ * device ring) at once: a QP stops sending data there and goes on at a
+ * quarter of it (txbuf.c: tx_queue_kib).
  */
-#define SROCE_TX_INFLIGHT_HIGH	64
-#define SROCE_TX_INFLIGHT_LOW	16
+#define SROCE_TX_INFLIGHT_MIN	16
+#define SROCE_TX_INFLIGHT_MAX	4096
 
 struct sroce_txbuf {
 	struct page	**page;		/* SROCE_TXBUF_SLOTS of them */

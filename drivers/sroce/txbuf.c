@@ -16,7 +16,7 @@
  * ring is emptied when the QP is destroyed.
  *
  * The same packets are counted while the netdev holds them, so that a QP
- * puts no more of them in its queues than SROCE_TX_INFLIGHT_HIGH: a qdisc
+ * puts no more of them in its queues than a high mark: a qdisc
  * such as fq_codel drops packets that wait too long in it, and a stream
  * that fills it faster than the device drains it then resends what it
  * lost there (measured, two VMs at MTU 9000: 1 to 18 resends per run of
@@ -31,18 +31,24 @@
 #include "sroce.h"
 
 /*
- * The high mark: how many of a QP's packets the netdev may hold at once;
- * a stopped QP goes on at a quarter of it.
+ * The high mark, in bytes of payload (a packet counts as a path MTU): at
+ * the default, 64 packets at a 4096-byte MTU (where fq_codel dropped
+ * packets of a QP that had no mark at all) and 256 at 1024 bytes. A mark
+ * of 64 packets there, as rdma_rxe has, stopped a QP every 18 packets
+ * between two VMs (7.2, MTU 1500) and cost it a third of its bandwidth:
+ * the emulated NIC frees what it sent in batches. A stopped QP goes on at
+ * a quarter of its mark.
  */
-static unsigned int tx_queue_pkts = SROCE_TX_INFLIGHT_HIGH;
-module_param(tx_queue_pkts, uint, 0644);
-MODULE_PARM_DESC(tx_queue_pkts,
-		 "How many of a QP's packets the netdev may hold at once (default 64, at least 16)");
+static unsigned int tx_queue_kib = 256;
+module_param(tx_queue_kib, uint, 0644);
+MODULE_PARM_DESC(tx_queue_kib,
+		 "How many KiB of a QP's packets the netdev may hold at once (default 256; 16 to 4096 packets)");
 
-static int sroce_txbuf_high(void)
+static int sroce_txbuf_high(const struct sroce_qp *qp)
 {
-	return max_t(unsigned int, READ_ONCE(tx_queue_pkts),
-		     SROCE_TX_INFLIGHT_LOW);
+	u64 pkts = (u64)READ_ONCE(tx_queue_kib) * SZ_1K / max(qp->mtu, 256U);
+
+	return clamp_t(u64, pkts, SROCE_TX_INFLIGHT_MIN, SROCE_TX_INFLIGHT_MAX);
 }
 
 /* Smaller packets (ACKs) come from alloc_skb(): zeroing them is cheap. */
@@ -142,7 +148,7 @@ static void sroce_txbuf_skb_done(struct sk_buff *skb)
 	struct sroce_txbuf *tb = &qp->txbuf;
 
 	/* Fully ordered, as against the store and load in _room(). */
-	if (atomic_dec_return(&tb->inflight) <= sroce_txbuf_high() / 4 &&
+	if (atomic_dec_return(&tb->inflight) <= sroce_txbuf_high(qp) / 4 &&
 	    atomic_read(&tb->wait) && atomic_xchg(&tb->wait, 0))
 		sroce_qp_sched(qp);
 	sroce_qp_put(qp);
@@ -175,7 +181,7 @@ void sroce_txbuf_track(struct sroce_qp *qp, struct sk_buff *skb)
 bool sroce_txbuf_room(struct sroce_qp *qp)
 {
 	struct sroce_txbuf *tb = &qp->txbuf;
-	int high = sroce_txbuf_high();
+	int high = sroce_txbuf_high(qp);
 
 	if (likely(atomic_read(&tb->inflight) < high))
 		return true;

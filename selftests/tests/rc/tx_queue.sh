@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A QP hands its netdev at most 64 packets at a time (txbuf.c): behind a
+# A QP hands its netdev at most tx_queue_kib of packets at a time (txbuf.c;
+# 64 KiB here: 64 packets at MTU 1024, below the qdisc's limit): behind a
 # qdisc that lets 16 packets out every 10 ms and drops beyond 80 queued
 # (netem slots), an RDMA WRITE stream (the requester) and a READ stream
 # (the responder) lose nothing there, resend nothing, and say they waited
-# (tx_wait). Without the cap the 512-PSN window overflows it at once.
+# (tx_wait). Without the mark the 512-PSN window overflows it at once.
 # Slots, not a delay or a rate: with those netem orphans what it queues
 # (skb_orphan_partial()), which ends the QP's count as the packet enters.
 . /tests/lib.sh
@@ -12,6 +13,11 @@
 modprobe sch_netem 2>/dev/null || skip "no sch_netem"
 rdma_pair
 pin_neighbours
+p=/sys/module/sroce/parameters/tx_queue_kib
+old=$(<"$p")
+assert_eq "$old" "256" "tx_queue_kib by default"
+echo 64 >"$p"
+at_exit "echo $old >$p"
 for h in a b; do
 	in_$h tc qdisc add dev v$h root netem slot 10ms 10ms packets 16 limit 80 ||
 		fail "netem on v$h"
