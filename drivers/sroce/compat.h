@@ -47,6 +47,14 @@
 #define ib_umem_get_va(dev, addr, size, access) ib_umem_get(dev, addr, size, access)
 #endif
 
+/* vm_flags_set() (6.3); before it the flags were written directly. */
+#ifndef HAVE_VM_FLAGS_SET
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
 /*
  * Where an ODP umem keeps the state of its pages (one entry per PAGE_SIZE
  * page while its page_shift is PAGE_SHIFT, which sroce asks for): 6.15 put

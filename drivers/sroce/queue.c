@@ -2,17 +2,25 @@
 /*
  * Rings and their mapping into user space.
  *
- * A ring is one vmalloc_user() buffer. For user objects it is exported
- * through an rdma_user_mmap_entry whose offset is the cookie returned in
- * struct sroce_mminfo. A cookie maps once: a second mmap of it fails.
+ * A ring is one vmalloc buffer, charged to the memory cgroup of the
+ * process that creates it. For user objects it is exported through an
+ * rdma_user_mmap_entry whose offset is the cookie returned in struct
+ * sroce_mminfo. A cookie maps once: a second mmap of it fails.
  *
  * A mapping keeps the core's vm_ops (no sroce code runs for it after the
- * mmap call, so the module may go while it exists) and is recorded with the
- * core like an rdma_user_mmap_io() one: it holds a reference on its entry,
- * and through it on the buffer, so the buffer outlives its object while it
- * is mapped; when the device goes away under the process (disassociate)
- * the core zaps the mapping and drops that reference. Later accesses then
- * reach one page the core substitutes, never the freed ring.
+ * mmap call, so the module may go while it exists) and is recorded with
+ * the core: it holds a reference on its entry, and through it on the
+ * buffer, so the buffer outlives its object while it is mapped.
+ *
+ * Its PTEs hold page references too (vm_insert_page(), not PFNs), because
+ * the core does not see every mapping: one made by fork() or mremap()
+ * while the device goes away (disassociate) is left untracked, with its
+ * PTEs copied or moved after the core gave up on it. With references, such
+ * a mapping keeps the ring's pages to itself until it is unmapped, and can
+ * never reach a page the kernel freed. The price: the core cannot zap a
+ * mapping that is not VM_PFNMAP, so after disassociate a process still
+ * sees its stale ring, which nothing else uses any more; every call into
+ * the device fails with EIO, as the core promises.
  */
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
@@ -54,11 +62,12 @@ int sroce_queue_init(struct sroce_queue *q, enum sroce_queue_dir dir,
 	if (!ring)
 		return -ENOMEM;
 	/*
-	 * Mappable vmalloc memory: vmalloc_user() is the only exported way
-	 * to get it on every kernel we build for, so the ring itself is not
-	 * charged to the process; the device limits keep it below 64 MiB.
+	 * Zeroed: the whole buffer may be mapped into user space. A memory
+	 * cgroup at its limit fails the create with ENOMEM rather than
+	 * calling its OOM killer (__GFP_RETRY_MAYFAIL).
 	 */
-	ring->buf = vmalloc_user(size);
+	ring->buf = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+			      __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!ring->buf) {
 		kfree(ring);
 		return -ENOMEM;
@@ -130,21 +139,19 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
 }
 
 /*
- * Map the ring page by page as PFNs, not with remap_vmalloc_range(): the
- * core can zap only a VM_PFNMAP mapping (zap_vma_ptes()). Such a mapping
- * holds no page references; the entry reference that rdma_umap_priv_init()
- * takes keeps the ring until the mapping is closed or zapped.
+ * Map the ring's pages with references (see the top of this file). Not
+ * remap_vmalloc_range(): that wants a vmalloc_user() buffer, which cannot
+ * be charged to a memory cgroup on the kernels we build for.
  */
-static int sroce_remap_ring(struct vm_area_struct *vma,
-			    struct sroce_ring *ring)
+static int sroce_map_ring(struct vm_area_struct *vma, struct sroce_ring *ring)
 {
 	unsigned long off;
 	int err;
 
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	for (off = 0; off < ring->size; off += PAGE_SIZE) {
-		err = remap_pfn_range(vma, vma->vm_start + off,
-				      vmalloc_to_pfn((char *)ring->buf + off),
-				      PAGE_SIZE, vma->vm_page_prot);
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page((char *)ring->buf + off));
 		if (err)
 			return err;
 	}
@@ -177,7 +184,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		err = -EBUSY;
 		goto out;
 	}
-	err = sroce_remap_ring(vma, mm->ring);
+	err = sroce_map_ring(vma, mm->ring);
 	if (err)
 		goto out;
 	/* Takes its own reference on the entry; the core frees priv. */

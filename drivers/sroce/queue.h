@@ -16,7 +16,7 @@
  */
 struct sroce_ring {
 	struct kref		ref;
-	struct sroce_queue_buf	*buf;		/* vmalloc_user() */
+	struct sroce_queue_buf	*buf;		/* vmalloc, accounted */
 	size_t			size;		/* page aligned */
 };
 

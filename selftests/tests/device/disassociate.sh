@@ -5,8 +5,8 @@
 # netdev deleted, its namespace deleted, rmmod. Each completes while the
 # process still runs (it exits only after it saw the device's fatal event,
 # so a removal that waited for it would time out here); the process sees
-# IBV_EVENT_DEVICE_FATAL, EIO, and its ring mappings no longer reaching
-# the rings (progs/disassoc.c); the kernel stays clean (the harness checks
+# IBV_EVENT_DEVICE_FATAL, EIO, and its ring mappings keeping their own
+# stale rings (progs/disassoc.c); the kernel stays clean (the harness checks
 # dmesg and kmemleak).
 . /tests/lib.sh
 
@@ -27,7 +27,7 @@ released() {
 }
 
 # gone DEVICE: wait until DEVICE is unregistered, then tell the holder (the
-# core zaps the mappings before it removes the device from sysfs)
+# core destroys the objects before it removes the device from sysfs)
 gone() {
 	wait_for 30 "$1 gone" test ! -e "/sys/class/infiniband/$1"
 	touch removed
