@@ -109,7 +109,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 		return ERR_PTR(err);
 	if (access & IB_ACCESS_ON_DEMAND)
 		return ERR_PTR(-EOPNOTSUPP);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->type = SROCE_MR_DMA;
@@ -138,7 +138,7 @@ static int sroce_mr_pin(struct sroce_mr *mr, struct ib_pd *ibpd, u64 start,
 		return PTR_ERR(umem);
 	mr->umem = umem;
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &sg_iter, 0) {
@@ -163,9 +163,7 @@ static bool sroce_mr_implicit(u64 start, u64 length)
 static int sroce_mr_odp(struct sroce_mr *mr, struct ib_pd *ibpd, u64 start,
 			u64 length, int access)
 {
-	struct ib_umem *umem = sroce_mr_implicit(start, length) ?
-			       sroce_odp_get_implicit(mr, ibpd, access) :
-			       sroce_odp_get(ibpd, start, length, access);
+	struct ib_umem *umem = sroce_odp_get(mr, ibpd, start, access);
 
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
@@ -196,7 +194,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!sroce_udata_in_empty(udata))
 		return ERR_PTR(-EINVAL);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	if (access & IB_ACCESS_ON_DEMAND)
@@ -220,6 +218,8 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 err_free:
 	kvfree(mr->pages);
+	if (mr->type == SROCE_MR_ODP)
+		sroce_odp_release(mr);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return ERR_PTR(err);
@@ -237,10 +237,10 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (!max_num_sg || max_num_sg > sdev->attr.max_fast_reg_page_list_len)
 		return ERR_PTR(-EINVAL);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->page_list = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->page_list = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL_ACCOUNT);
 	if (!mr->page_list) {
 		err = -ENOMEM;
 		goto err_free;

@@ -12,12 +12,19 @@
  * worker (sroce_qp_run_here()); sroce_odp_pd_mark() makes sure no run that
  * started before the PD's first ODP MR is still under way elsewhere.
  *
- * An implicit ODP MR (start 0, length U64_MAX: the whole address space)
- * has a root umem with no pages; each SROCE_IMR_SIZE-aligned stretch of
- * addresses an access touches gets a child umem of its own, with its own
- * notifier, made on first use and kept until the MR goes. An access is
- * held and copied one child at a time. SROCE_IMR_MAX children bound what
- * a peer with the R_Key can make sroce allocate.
+ * Every ODP MR, explicit or implicit (start 0, length U64_MAX: the whole
+ * address space), has a root umem with no pages; each SROCE_IMR_SIZE-
+ * aligned stretch of addresses an access touches gets a child umem of its
+ * own, with its own notifier and page arrays, made on first use, and only
+ * if the process has something mapped at the address, and kept until the
+ * MR goes. So the kernel memory an MR costs follows what its accesses
+ * touched, not the range it names: the core's page arrays for a whole
+ * explicit range (16 bytes a page, which the core does not charge to any
+ * memory cgroup) would let a 512 GiB registration of nothing take 2 GiB.
+ * An access is held and copied one child at a time. SROCE_IMR_MAX children
+ * per MR bound what a peer with the R_Key can make sroce allocate, and
+ * max_odp_children per device (children hold the core's uncharged
+ * arrays, about 16 KiB each) what all of them can.
  */
 #include <linux/highmem.h>
 #include <linux/sched/mm.h>
@@ -27,6 +34,15 @@
 #define SROCE_IMR_SHIFT	22		/* 4 MiB per child */
 #define SROCE_IMR_SIZE	(1ULL << SROCE_IMR_SHIFT)
 #define SROCE_IMR_MAX	4096		/* children: 16 GiB of addresses */
+
+static unsigned int max_odp_children = 16384;
+module_param(max_odp_children, uint, 0644);
+MODULE_PARM_DESC(max_odp_children,
+		 "Children (4 MiB stretches, about 16 KiB of kernel memory each) all ODP MRs of a device may have (default 16384)");
+
+static unsigned int max_odp_mr = 4096;
+module_param(max_odp_mr, uint, 0644);
+MODULE_PARM_DESC(max_odp_mr, "ODP MRs per device (default 4096)");
 
 static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 				 const struct mmu_notifier_range *range,
@@ -65,106 +81,135 @@ static void sroce_odp_pd_mark(struct ib_pd *ibpd)
 }
 
 /*
- * The umem of an ODP MR over [start, start + length). Huge pages are
- * handled as PAGE_SIZE pages (IB_ACCESS_HUGETLB dropped), so that every
- * page array of the umem has one entry per PAGE_SIZE page.
+ * The root umem of ODP MR @mr, whose iova @mr->iova is user address @start
+ * (0 for an implicit MR). Huge pages are handled as PAGE_SIZE pages
+ * (IB_ACCESS_HUGETLB dropped), so that every page array of a child has one
+ * entry per PAGE_SIZE page.
  */
-struct ib_umem *sroce_odp_get(struct ib_pd *ibpd, u64 start, u64 length,
-			      int access)
+struct ib_umem *sroce_odp_get(struct sroce_mr *mr, struct ib_pd *ibpd,
+			      u64 start, int access)
 {
-	struct ib_umem_odp *odp;
-
-	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
-		return ERR_PTR(-EOPNOTSUPP);
-	odp = ib_umem_odp_get(ibpd->device, start, length,
-			      access & ~IB_ACCESS_HUGETLB, &sroce_odp_ops);
-	if (IS_ERR(odp))
-		return ERR_CAST(odp);
-	if (WARN_ON_ONCE(odp->page_shift != PAGE_SHIFT)) {
-		ib_umem_odp_release(odp);
-		return ERR_PTR(-EINVAL);
-	}
-	sroce_odp_pd_mark(ibpd);
-	return &odp->umem;
-}
-
-/* An implicit ODP MR over the whole address space, pages made on use. */
-struct ib_umem *sroce_odp_get_implicit(struct sroce_mr *mr,
-				       struct ib_pd *ibpd, int access)
-{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
 	struct ib_umem_odp *root;
 
 	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
 		return ERR_PTR(-EOPNOTSUPP);
+	if (atomic_inc_return(&sdev->num_odp_mr) > READ_ONCE(max_odp_mr)) {
+		atomic_dec(&sdev->num_odp_mr);
+		return ERR_PTR(-ENOMEM);
+	}
 	root = ib_umem_odp_alloc_implicit(ibpd->device,
 					  access & ~IB_ACCESS_HUGETLB);
-	if (IS_ERR(root))
+	if (IS_ERR(root)) {
+		atomic_dec(&sdev->num_odp_mr);
 		return ERR_CAST(root);
+	}
+	mr->odp_va = start;
 	xa_init(&mr->odp_children);
 	sroce_odp_pd_mark(ibpd);
 	return &root->umem;
 }
 
-/* Before the MR's umem goes: an implicit MR's children. */
+/* Before the MR's root umem goes: its children. */
 void sroce_odp_release(struct sroce_mr *mr)
 {
+	struct sroce_dev *sdev = to_sdev(mr->umem->ibdev);
 	struct ib_umem_odp *child;
 	unsigned long idx;
 
-	if (!to_ib_umem_odp(mr->umem)->is_implicit_odp)
-		return;
 	xa_for_each(&mr->odp_children, idx, child)
 		ib_umem_odp_release(child);
 	xa_destroy(&mr->odp_children);
+	atomic_sub(atomic_read(&mr->odp_nchildren), &sdev->num_odp_children);
+	atomic_dec(&sdev->num_odp_mr);
 }
 
 /* The user address @iova of @mr stands for. */
 static u64 sroce_odp_va(const struct sroce_mr *mr, u64 iova)
 {
-	return mr->umem->address + (iova - mr->iova);
+	return mr->odp_va + (iova - mr->iova);
 }
 
-/* An implicit MR's child for @va, made if @make and not there yet. */
-static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 va,
-					   bool make)
+/* Does the process that registered @root have anything mapped at @va? */
+static bool sroce_odp_mapped(struct ib_umem_odp *root, u64 va)
 {
-	struct ib_umem_odp *root = to_ib_umem_odp(mr->umem), *child, *old;
-	unsigned long idx = va >> SROCE_IMR_SHIFT;
+	struct mm_struct *mm = root->umem.owning_mm;
+	bool mapped;
 
-	child = xa_load(&mr->odp_children, idx);
-	if (child || !make)
-		return child ?: ERR_PTR(-EFAULT);
+	mmap_read_lock(mm);
+	mapped = vma_lookup(mm, va);
+	mmap_read_unlock(mm);
+	return mapped;
+}
+
+/* Count a new child against @mr's and the device's bounds. */
+static int sroce_odp_count_child(struct sroce_mr *mr, struct sroce_dev *sdev)
+{
 	if (atomic_inc_return(&mr->odp_nchildren) > SROCE_IMR_MAX) {
 		atomic_dec(&mr->odp_nchildren);
-		return ERR_PTR(-ENOMEM);
+		return -ENOMEM;
 	}
-	/* Its notifier needs a live mm: not once the process has left it. */
-	if (!mmget_not_zero(root->umem.owning_mm)) {
+	if (atomic_inc_return(&sdev->num_odp_children) >
+	    READ_ONCE(max_odp_children)) {
+		atomic_dec(&sdev->num_odp_children);
 		atomic_dec(&mr->odp_nchildren);
-		return ERR_PTR(-EFAULT);
+		return -ENOMEM;
 	}
-	child = ib_umem_odp_alloc_child(root, (u64)idx << SROCE_IMR_SHIFT,
+	return 0;
+}
+
+static void sroce_odp_uncount_child(struct sroce_mr *mr,
+				    struct sroce_dev *sdev)
+{
+	atomic_dec(&sdev->num_odp_children);
+	atomic_dec(&mr->odp_nchildren);
+}
+
+/*
+ * Make and insert the child for stretch @idx, or find the one another run
+ * made first. The stretch must have a mapping at @va: an access to an
+ * address the process never mapped fails without a child.
+ */
+static struct ib_umem_odp *sroce_odp_make_child(struct sroce_mr *mr,
+						unsigned long idx, u64 va)
+{
+	struct ib_umem_odp *root = to_ib_umem_odp(mr->umem), *child, *old;
+	struct sroce_dev *sdev = to_sdev(root->umem.ibdev);
+	int err;
+
+	/* Its notifier needs a live mm: not once the process has left it. */
+	if (!mmget_not_zero(root->umem.owning_mm))
+		return ERR_PTR(-EFAULT);
+	err = sroce_odp_mapped(root, va) ? sroce_odp_count_child(mr, sdev) :
+					   -EFAULT;
+	child = err ? ERR_PTR(err) :
+		ib_umem_odp_alloc_child(root, (u64)idx << SROCE_IMR_SHIFT,
 					SROCE_IMR_SIZE, &sroce_odp_ops);
 	mmput(root->umem.owning_mm);
+	if (err)
+		return child;
 	old = IS_ERR(child) ? NULL :
 	      xa_cmpxchg(&mr->odp_children, idx, NULL, child, GFP_KERNEL);
 	if (!IS_ERR(child) && !old)
 		return child;
 	/* Failed, or another run made it first. */
-	atomic_dec(&mr->odp_nchildren);
+	sroce_odp_uncount_child(mr, sdev);
 	if (IS_ERR(child))
 		return child;
 	ib_umem_odp_release(child);
 	return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
 }
 
-/* The umem @va of @mr lies in: its own, or (implicit) a child's. */
+/* @mr's child for @va, made if @make and not there yet. */
 static struct ib_umem_odp *sroce_odp_umem(struct sroce_mr *mr, u64 va,
 					  bool make)
 {
-	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
+	unsigned long idx = va >> SROCE_IMR_SHIFT;
+	struct ib_umem_odp *child = xa_load(&mr->odp_children, idx);
 
-	return odp->is_implicit_odp ? sroce_odp_child(mr, va, make) : odp;
+	if (child || !make)
+		return child ?: ERR_PTR(-EFAULT);
+	return sroce_odp_make_child(mr, idx, va);
 }
 
 /* How much of @len bytes from @iova one umem of @mr holds. */
@@ -172,8 +217,6 @@ static u32 sroce_odp_span(struct sroce_mr *mr, u64 iova, u32 len)
 {
 	u64 va = sroce_odp_va(mr, iova);
 
-	if (!to_ib_umem_odp(mr->umem)->is_implicit_odp)
-		return len;
 	return min_t(u64, len, SROCE_IMR_SIZE - (va & (SROCE_IMR_SIZE - 1)));
 }
 
@@ -216,8 +259,8 @@ static int sroce_odp_hold_umem(struct ib_umem_odp *odp, u64 va, u32 len,
 
 /*
  * sroce_odp_hold_umem() for [iova, iova + len) of ODP MR @mr, inside the MR
- * (checked by the caller). The range is not empty and, in an implicit MR,
- * lies in one child (sroce_odp_span()), or it is refused.
+ * (checked by the caller). The range is not empty and lies in one child
+ * (sroce_odp_span()), or it is refused.
  */
 int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write)
 {

@@ -174,7 +174,8 @@ static int sroce_qp_alloc_state(struct sroce_qp *qp,
 	/* Sized by the process: charged to it, and no splat if too big. */
 	qp->sq_copy = kvzalloc((size_t)(qp->sq.index_mask + 1) <<
 			       qp->sq.log2_elem_size,
-			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+			       __GFP_RETRY_MAYFAIL);
 	rq_slot = sizeof(struct sroce_recv_wqe) + sizeof(struct sroce_sge) *
 		  (init->srq ? to_ssrq(init->srq)->max_sge : qp->rq_max_sge);
 	qp->resp.wqe = kzalloc(rq_slot, GFP_KERNEL_ACCOUNT);

@@ -78,6 +78,8 @@ struct sroce_dev {
 	u32			mw_next;
 	atomic_t		num_pd;
 	atomic_t		num_cq;
+	atomic_t		num_odp_mr;	/* odp.c */
+	atomic_t		num_odp_children;
 
 	/* Port counters, per CPU: the data path bumps them on every packet. */
 	struct sroce_stats __percpu *stats;
@@ -392,8 +394,9 @@ struct sroce_mr {
 	struct completion	released;
 	atomic_t		num_mw;		/* windows bound to it */
 	bool			dead;		/* dereg under way: no binds */
-	struct xarray		odp_children;	/* implicit ODP (odp.c) */
+	struct xarray		odp_children;	/* ODP (odp.c) */
 	atomic_t		odp_nchildren;
+	u64			odp_va;		/* ODP: user address of iova */
 };
 
 /* A memory window; bound state changes under the mw_xa lock. */
@@ -600,12 +603,10 @@ void sroce_mr_unhold(struct sroce_mr *mr, u64 iova);
 int sroce_mr_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		       bool to_mr);
 /* odp.c */
-struct ib_umem *sroce_odp_get(struct ib_pd *ibpd, u64 start, u64 length,
-			      int access);
+struct ib_umem *sroce_odp_get(struct sroce_mr *mr, struct ib_pd *ibpd,
+			      u64 start, int access);
 int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write);
 void sroce_odp_unhold(struct sroce_mr *mr, u64 iova);
-struct ib_umem *sroce_odp_get_implicit(struct sroce_mr *mr,
-				       struct ib_pd *ibpd, int access);
 void sroce_odp_release(struct sroce_mr *mr);
 void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 			 bool to_mr);

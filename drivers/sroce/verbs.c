@@ -44,6 +44,8 @@ void sroce_verbs_init(struct sroce_dev *sdev)
 	mutex_init(&sdev->mcast_mutex);
 	atomic_set(&sdev->num_pd, 0);
 	atomic_set(&sdev->num_cq, 0);
+	atomic_set(&sdev->num_odp_mr, 0);
+	atomic_set(&sdev->num_odp_children, 0);
 }
 
 /* All objects are gone by now: the core destroys them before ->dealloc_driver. */
