@@ -34,9 +34,15 @@ struct sroce_mca {
 	struct rcu_head		rcu;
 };
 
-static u32 sroce_mgid_hash(const union ib_gid *mgid)
+/*
+ * Seeded per device at random: MGIDs are the user's choice, and with a
+ * known seed 8192 groups could be put in one bucket, for every multicast
+ * packet to walk in softirq.
+ */
+static u32 sroce_mgid_hash(const struct sroce_dev *sdev,
+			   const union ib_gid *mgid)
 {
-	return jhash(mgid->raw, sizeof(mgid->raw), 0);
+	return jhash(mgid->raw, sizeof(mgid->raw), sdev->mcast_seed);
 }
 
 /* Under mcast_mutex or rcu_read_lock. */
@@ -46,7 +52,7 @@ static struct sroce_mcg *sroce_mcg_find(struct sroce_dev *sdev,
 	struct sroce_mcg *g;
 
 	hash_for_each_possible_rcu(sdev->mcast_hash, g, hnode,
-				   sroce_mgid_hash(mgid),
+				   sroce_mgid_hash(sdev, mgid),
 				   lockdep_is_held(&sdev->mcast_mutex))
 		if (!memcmp(&g->mgid, mgid, sizeof(*mgid)))
 			return g;
@@ -78,7 +84,8 @@ static struct sroce_mcg *sroce_mcg_get(struct sroce_dev *sdev,
 		return NULL;
 	ng->mgid = *mgid;
 	INIT_LIST_HEAD(&ng->qps);
-	hash_add_rcu(sdev->mcast_hash, &ng->hnode, sroce_mgid_hash(mgid));
+	hash_add_rcu(sdev->mcast_hash, &ng->hnode,
+		     sroce_mgid_hash(sdev, mgid));
 	list_add_tail(&ng->node, &sdev->mcast_list);
 	sdev->mcast_groups++;
 	sroce_mcast_filter(sdev, mgid, true);

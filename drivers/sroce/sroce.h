@@ -70,7 +70,8 @@ struct sroce_dev {
 	u32			mr_next;
 	u32			gsi_index;	/* xarray index of QP1, or 0 */
 	struct list_head	mcast_list;	/* mcast.c: the groups */
-	DECLARE_HASHTABLE(mcast_hash, 8);	/* the same, by MGID */
+	DECLARE_HASHTABLE(mcast_hash, 10);	/* the same, by MGID */
+	u32			mcast_seed;	/* of that hash: random */
 	struct mutex		mcast_mutex;
 	u32			mcast_attached;
 	u32			mcast_groups;

@@ -3,6 +3,7 @@
  * Protection domains, address handles and address vectors, and the object
  * tables they and the other verbs objects live in.
  */
+#include <linux/random.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
@@ -42,6 +43,7 @@ void sroce_verbs_init(struct sroce_dev *sdev)
 		      &sroce_mw_xa_key);
 	INIT_LIST_HEAD(&sdev->mcast_list);
 	mutex_init(&sdev->mcast_mutex);
+	sdev->mcast_seed = get_random_u32();
 	atomic_set(&sdev->num_pd, 0);
 	atomic_set(&sdev->num_cq, 0);
 	atomic_set(&sdev->num_odp_mr, 0);
