@@ -41,7 +41,13 @@
 #define SROCE_GID_TABLE_LEN		1024
 #define SROCE_PKEY_TABLE_LEN		1
 #define SROCE_DEFAULT_PKEY		0xffff
-#define SROCE_MAX_MSG_SZ		0x80000000U	/* 2 GiB */
+/*
+ * 1 GiB, as RoCE NICs give: at a 256-byte MTU one message spans 2^22 PSNs,
+ * so a message and the window beside it stay below the 2^23 PSNs apart
+ * that 24-bit serial arithmetic can order (sroce_psn_cmp()); at 2 GiB a
+ * READ's span would be 2^23 and never complete.
+ */
+#define SROCE_MAX_MSG_SZ		0x40000000U
 #define SROCE_PORT_MAX_MTU		IB_MTU_4096
 
 #endif /* SROCE_PARAMS_H */
