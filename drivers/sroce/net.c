@@ -452,6 +452,9 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
  */
 #define SROCE_RX_PULL_PAYLOAD	64
 
+/* The largest payload of a wire packet: the largest RoCE MTU. */
+#define SROCE_MAX_WIRE_PAYLOAD	4096
+
 /*
  * The CRC of @skb from byte @from to @to, going on from @crc. A block
  * skb_seq_read() returns may run past @to: only @to - @from bytes count.
@@ -488,15 +491,22 @@ static enum sroce_parse_result sroce_rcv_parse(struct sk_buff *skb)
 	__le32 buf, *icrc;
 	u32 crc;
 
-	/* The walks read page fragments, not a chain of skbs: rare, joined. */
-	if (unlikely(skb_has_frag_list(skb)) && skb_linearize(skb))
-		return SROCE_PARSE_DROP;
 	if (!pskb_may_pull(skb, SROCE_UDP_HLEN + sizeof(struct sroce_bth)))
 		return SROCE_PARSE_DROP;
 	r = sroce_parse_hdrs(skb_network_header(skb), l4off + skb->len, l4off,
 			     v6, pkt);
 	if (r != SROCE_PARSE_OK)
 		return r;
+	/*
+	 * No RoCE MTU carries more, and nothing larger is read, joined or
+	 * summed: a reassembled datagram of up to 64 KiB costs no more than
+	 * its headers.
+	 */
+	if (pkt->paylen > SROCE_MAX_WIRE_PAYLOAD)
+		return SROCE_PARSE_DROP;
+	/* The walks read page fragments, not a chain of skbs: rare, joined. */
+	if (unlikely(skb_has_frag_list(skb)) && skb_linearize(skb))
+		return SROCE_PARSE_DROP;
 	iblen = pkt->hdr_len + pkt->paylen + pkt->pad;
 	pull = SROCE_UDP_HLEN + pkt->hdr_len;
 	if (pkt->paylen <= SROCE_RX_PULL_PAYLOAD)
