@@ -6,6 +6,8 @@
  * of one device; and the pass of completer, responder and requester with
  * its budget. What a run does is in comp.c, resp.c and req.c.
  */
+#include <linux/sched/mm.h>
+
 #include "sroce.h"
 
 static struct workqueue_struct *sroce_wq;
@@ -240,7 +242,7 @@ static void sroce_qp_pass(struct sroce_qp *qp, int *budget)
  * costs budget, even one that finds nothing, so a flood of requests cannot
  * keep this caller here.
  */
-static void sroce_qp_run(struct sroce_qp *qp)
+static void sroce_qp_passes(struct sroce_qp *qp)
 {
 	int budget = 256;
 
@@ -254,6 +256,19 @@ static void sroce_qp_run(struct sroce_qp *qp)
 			return;
 		}
 	} while (sroce_qp_pass_done(qp, false));
+}
+
+/*
+ * A run may allocate (packets, ODP children) in a worker or a doorbell,
+ * where reclaim could sleep on I/O that storage ULPs (NVMe, iSER, NFS)
+ * send through this very QP: no I/O in reclaim while it runs.
+ */
+static void sroce_qp_run(struct sroce_qp *qp)
+{
+	unsigned int noio = memalloc_noio_save();
+
+	sroce_qp_passes(qp);
+	memalloc_noio_restore(noio);
 }
 
 /*
