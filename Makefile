@@ -15,6 +15,8 @@
 #   make bench-host the data path's copy and CRC-32 variants, timed on this
 #                   CPU, natively (BENCH_ARGS="-t MS -r RUNS")
 #   make fuzz       fuzz the packet checks in user space (FUZZ_RUNS=N)
+#   make fuzz-verbs the verbs fuzzer on the debug kernel (KVER=...) for
+#                   FUZZ_SECONDS (3600) with FUZZ_SEED (random; printed)
 #   make sparse     build under sparse, failing on any warning
 #   make install    install the module for the running kernel
 #   make deb        build/deb/sroce-dkms_VERSION_all.deb, a Debian DKMS package
@@ -43,7 +45,7 @@ PROBED := drivers/sroce/compat_probed.h
 T ?= *
 
 .PHONY: all modules probe clean deps check check2 run bench bench-host sparse \
-	install fuzz deb
+	install fuzz fuzz-verbs deb
 
 all: modules
 
@@ -103,6 +105,14 @@ deb:
 check:
 	selftests/deps.sh
 	selftests/check.sh $(if $(KVER),--kernels "$(KVER)") --tests '$(T)'
+
+# The verbs fuzzer (tests/verbs/fuzz.sh) for long: make check runs it for
+# 40 s with seed 1.
+FUZZ_SECONDS ?= 3600
+fuzz-verbs:
+	selftests/deps.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=$(or $(FUZZ_SEED),$(shell echo $$RANDOM)) \
+		selftests/check.sh --kernels "$(or $(KVER),debug)" --tests verbs/fuzz
 
 check2:
 	selftests/deps.sh

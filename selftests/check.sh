@@ -277,21 +277,32 @@ vm_count() {
 # (KASAN, lockdep, kmemleak) runs several times slower under TCG and KASAN's
 # shadow and kmemleak's metadata take memory.
 vm_opts() {
+	local append=""
 	VM_OPTS=()
 	vm_total=3000
 	case $kver in
 	# its slowest test takes about 65 s here
 	debug) VM_OPTS=(--mem 3072 --test-timeout 600); vm_total=4800 ;;
 	esac
-	[ "$kver" = debug ] || return 0
-	# The debug kernel run alone (make check KVER=debug) scans for leaks
-	# after every test, and fails that test (about 25 s per test); beside
-	# the other kernels, once after the last test (test selftests/kmemleak).
-	# A floor under the local ACK timeout: 67 ms (perftest's) is far less
-	# than the debug kernel needs to answer a burst (see comp.c).
-	local append="sroce.min_ack_timeout_ms=1000"
-	[ "${lead:-0}" = 1 ] && append+=" sroce_harness.kmemleak=each"
-	VM_OPTS+=(--append "$append")
+	if [ "$kver" = debug ]; then
+		# The debug kernel run alone (make check KVER=debug) scans for
+		# leaks after every test, and fails that test (about 25 s per
+		# test); beside the other kernels, once after the last test
+		# (test selftests/kmemleak). A floor under the local ACK
+		# timeout: 67 ms (perftest's) is far less than the debug kernel
+		# needs to answer a burst (see comp.c).
+		append="sroce.min_ack_timeout_ms=1000"
+		[ "${lead:-0}" = 1 ] && append+=" sroce_harness.kmemleak=each"
+	fi
+	# make fuzz-verbs: the verbs fuzzer's time and seed, which
+	# tests/verbs/fuzz.sh reads from the kernel command line
+	if [ -n "${FUZZ_SECONDS:-}" ]; then
+		append+=" sroce_fuzz.seconds=$FUZZ_SECONDS"
+		VM_OPTS+=(--test-timeout $((FUZZ_SECONDS + 600)))
+		vm_total=$((vm_total + FUZZ_SECONDS))
+	fi
+	[ -n "${FUZZ_SEED:-}" ] && append+=" sroce_fuzz.seed=$FUZZ_SEED"
+	[ -z "$append" ] || VM_OPTS+=(--append "${append# }")
 }
 
 # kernel_env KVER: KREL, KDIR, VMLINUZ, MODROOT for it, fetched if need be.
