@@ -201,9 +201,10 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
  * The device is going away (rdma link delete, its netdev or namespace
  * removed, rmmod) while a process still holds it open. Having this op makes
  * the core disassociate the process instead of waiting for it to exit: it
- * delivers IB_EVENT_DEVICE_FATAL, destroys the process's objects through
- * the usual destroy verbs, zaps its ring mappings (see sroce_mmap()) and
- * fails its further calls with EIO; nothing is left for sroce to do here.
+ * destroys the process's objects through the usual destroy verbs, delivers
+ * IB_EVENT_DEVICE_FATAL and fails its further calls with EIO; the ring
+ * mappings keep their stale rings' pages (queue.c); nothing is left for
+ * sroce to do here.
  * It also means uverbs holds no reference on the module for an open file.
  */
 static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
