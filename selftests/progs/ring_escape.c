@@ -106,29 +106,40 @@ static void on_bus(int sig)
 	siglongjmp(bus_jmp, sig);
 }
 
-/* The word at @p, or @dflt if reading it raises SIGBUS (no page there). */
-static uint64_t peek(const char *p, uint64_t dflt)
-{
-	if (sigsetjmp(bus_jmp, 1))
-		return dflt;
-	return *(volatile const uint64_t *)p;
-}
-
 static void poke(char *p, uint64_t v)
 {
 	if (!sigsetjmp(bus_jmp, 1))
 		*(volatile uint64_t *)p = v;
 }
 
-/* Does slot page @off of the mapping at @at hold the pattern, whole? */
-static int intact(const char *at, size_t off)
+static __attribute__((noinline)) int matches(const char *at, size_t off)
 {
+	const volatile uint64_t *p = (const void *)(at + off);
 	size_t w;
 
-	for (w = 0; w < 4096; w += 8)
-		if (peek(at + off + w, 0) != (PATTERN | ((off + w) >> 12)))
+	for (w = 0; w < 4096 / 8; w++)
+		if (p[w] != (PATTERN | ((off + w * 8) >> 12)))
 			return 0;
 	return 1;
+}
+
+/*
+ * Does slot page @off of the mapping at @at hold the pattern, whole? Not
+ * if reading it raises SIGBUS (no page there).
+ */
+static int intact(const char *at, size_t off)
+{
+	if (sigsetjmp(bus_jmp, 1))
+		return 0;
+	return matches(at, off);
+}
+
+/* The word at @p, or @dflt on SIGBUS. */
+static uint64_t peek(const char *p, uint64_t dflt)
+{
+	if (sigsetjmp(bus_jmp, 1))
+		return dflt;
+	return *(volatile const uint64_t *)p;
 }
 
 /*
@@ -209,6 +220,8 @@ static void pressure(void)
 	if (avail < (384L << 20))
 		return;
 	len = avail - (256L << 20);
+	if (len > (1536UL << 20))
+		len = 1536UL << 20;
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
