@@ -268,6 +268,7 @@ static void __exit sroce_exit(void)
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	sroce_net_exit();
 	sroce_wq_exit();
+	sroce_txbuf_exit();
 	pr_info("sroce: unloaded\n");
 }
 

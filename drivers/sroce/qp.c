@@ -181,7 +181,8 @@ static int sroce_qp_alloc_state(struct sroce_qp *qp,
 	qp->resp.wqe = kzalloc(rq_slot, GFP_KERNEL_ACCOUNT);
 	qp->resp.res = kcalloc(SROCE_MAX_QP_RD_ATOM, sizeof(*qp->resp.res),
 			       GFP_KERNEL_ACCOUNT);
-	if (!qp->sq_copy || !qp->resp.wqe || !qp->resp.res)
+	if (!qp->sq_copy || !qp->resp.wqe || !qp->resp.res ||
+	    sroce_txbuf_init(qp))
 		return -ENOMEM;
 	return dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT);
 }
@@ -311,6 +312,7 @@ err_xa:
 		sdev->gsi_index = 0;
 	xa_erase_bh(&sdev->qp_xa, qp->index);
 err_queues:
+	sroce_txbuf_free(qp);
 	sroce_qp_free_state(qp);
 	sroce_queue_cleanup(&qp->sq);
 	sroce_queue_cleanup(&qp->rq);
@@ -612,9 +614,11 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 
+	/* Packets in a netdev's hands no longer schedule it (not waited for). */
+	sroce_txbuf_detach(qp);
 	if (ibqp->qp_type == IB_QPT_UD)
 		sroce_mcast_detach_qp(qp);
-	/* No new lookups; wait for lookups and wire packets to let go. */
+	/* No new lookups; wait for the lookups under way to let go. */
 	if (ibqp->qp_type == IB_QPT_GSI)
 		WRITE_ONCE(sdev->gsi_index, 0);
 	xa_erase_bh(&sdev->qp_xa, qp->index);

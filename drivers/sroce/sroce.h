@@ -221,11 +221,24 @@ enum sroce_wqe_state {
 #define SROCE_TX_INFLIGHT_MIN	16
 #define SROCE_TX_INFLIGHT_MAX	4096
 
+/*
+ * What a QP's packets in the netdev's hands point to (txbuf.c): it counts
+ * them, and outlives the QP until the last one is freed, so that
+ * destroying a QP never waits for a netdev or a qdisc to let go.
+ */
+struct sroce_txq {
+	refcount_t	ref;		/* the QP's, and one per packet */
+	atomic_t	inflight;	/* packets not yet freed by the netdev */
+	atomic_t	wait;		/* the run stopped at the high mark */
+	spinlock_t	lock;		/* qp */
+	struct sroce_qp	*qp;		/* NULL once the QP is being destroyed */
+	u32		low;		/* the QP goes on at this many */
+};
+
 struct sroce_txbuf {
 	struct page	**page;		/* SROCE_TXBUF_SLOTS of them */
 	unsigned int	next;		/* the slot the next packet takes */
-	atomic_t	inflight;	/* packets not yet freed by the netdev */
-	atomic_t	wait;		/* the run stopped at the high mark */
+	struct sroce_txq *txq;
 };
 
 struct sroce_qp {
@@ -491,7 +504,10 @@ void sroce_port_update(struct sroce_dev *sdev, bool notify);
 /* txbuf.c */
 struct sk_buff *sroce_txbuf_skb(struct sroce_qp *qp, unsigned int size,
 				gfp_t gfp);
+int sroce_txbuf_init(struct sroce_qp *qp);
+void sroce_txbuf_detach(struct sroce_qp *qp);
 void sroce_txbuf_free(struct sroce_qp *qp);
+void sroce_txbuf_exit(void);
 void sroce_txbuf_track(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_txbuf_room(struct sroce_qp *qp);
 

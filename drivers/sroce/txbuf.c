@@ -13,7 +13,8 @@
  * not per packet.
  *
  * Only the QP's run touches its ring (one at a time: sched.c), and the
- * ring is emptied when the QP is destroyed.
+ * ring is emptied when the QP is destroyed; packets still in flight keep
+ * their pages, and a counter of their own (struct sroce_txq), not the QP.
  *
  * The same packets are counted while the netdev holds them, so that a QP
  * puts no more of them in its queues than a high mark: a qdisc
@@ -27,6 +28,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/skbuff.h>
+#include <linux/wait_bit.h>
 
 #include "sroce.h"
 
@@ -123,7 +125,52 @@ struct sk_buff *sroce_txbuf_skb(struct sroce_qp *qp, unsigned int size,
 	return skb;
 }
 
-/* Drop the ring's references; packets still in flight keep theirs. */
+/* Live sroce_txq objects: module unload waits for the last one. */
+static atomic_t sroce_txq_live = ATOMIC_INIT(0);
+
+int sroce_txbuf_init(struct sroce_qp *qp)
+{
+	struct sroce_txq *txq = kzalloc(sizeof(*txq), GFP_KERNEL_ACCOUNT);
+
+	if (!txq)
+		return -ENOMEM;
+	refcount_set(&txq->ref, 1);
+	spin_lock_init(&txq->lock);
+	txq->qp = qp;
+	atomic_inc(&sroce_txq_live);
+	qp->txbuf.txq = txq;
+	return 0;
+}
+
+static void sroce_txq_put(struct sroce_txq *txq)
+{
+	if (!refcount_dec_and_test(&txq->ref))
+		return;
+	kfree(txq);
+	if (atomic_dec_and_test(&sroce_txq_live))
+		wake_up_var(&sroce_txq_live);
+}
+
+/*
+ * The QP is being destroyed: its packets' destructors no longer schedule
+ * it. Packets sent after this (a run's last) are still counted.
+ */
+void sroce_txbuf_detach(struct sroce_qp *qp)
+{
+	struct sroce_txq *txq = qp->txbuf.txq;
+	unsigned long flags;
+
+	if (!txq)
+		return;
+	spin_lock_irqsave(&txq->lock, flags);
+	txq->qp = NULL;
+	spin_unlock_irqrestore(&txq->lock, flags);
+}
+
+/*
+ * Drop the ring's references, and the QP's on its counter, once no run is
+ * left; packets still in flight keep theirs.
+ */
 void sroce_txbuf_free(struct sroce_qp *qp)
 {
 	struct sroce_txbuf *tb = &qp->txbuf;
@@ -134,42 +181,56 @@ void sroce_txbuf_free(struct sroce_qp *qp)
 			put_page(tb->page[i]);
 	kfree(tb->page);
 	tb->page = NULL;
+	if (tb->txq)
+		sroce_txq_put(tb->txq);
+	tb->txq = NULL;
+}
+
+/* Module unload: the destructors of packets still in a netdev are ours. */
+void sroce_txbuf_exit(void)
+{
+	wait_var_event(&sroce_txq_live, !atomic_read(&sroce_txq_live));
 }
 
 /*
  * The netdev is done with a packet sroce_txbuf_track() counted (it freed
  * it, or orphaned it on the way to a peer: veth): a QP that stopped at the
- * high mark runs again once its count is down to the low one. Runs in
- * softirq or process context.
+ * high mark runs again once its count is down to the low one. Runs in any
+ * context.
  */
 static void sroce_txbuf_skb_done(struct sk_buff *skb)
 {
-	struct sroce_qp *qp = skb_shinfo(skb)->destructor_arg;
-	struct sroce_txbuf *tb = &qp->txbuf;
+	struct sroce_txq *txq = skb_shinfo(skb)->destructor_arg;
+	unsigned long flags;
 
 	/* Fully ordered, as against the store and load in _room(). */
-	if (atomic_dec_return(&tb->inflight) <= sroce_txbuf_high(qp) / 4 &&
-	    atomic_read(&tb->wait) && atomic_xchg(&tb->wait, 0))
-		sroce_qp_sched(qp);
-	sroce_qp_put(qp);
+	if (atomic_dec_return(&txq->inflight) <= READ_ONCE(txq->low) &&
+	    atomic_read(&txq->wait) && atomic_xchg(&txq->wait, 0)) {
+		spin_lock_irqsave(&txq->lock, flags);
+		if (txq->qp)
+			sroce_qp_sched(txq->qp);
+		spin_unlock_irqrestore(&txq->lock, flags);
+	}
+	sroce_txq_put(txq);
 }
 
 /*
  * Count @skb, one of @qp's packets that goes to the netdev, until it is
- * freed; it holds a reference on @qp meanwhile, so destroying the QP
- * waits for its packets to leave the netdev's queues. The skb has no
- * socket: its destructor finds the QP in destructor_arg, which only
- * zerocopy skbs (SKBFL_ZEROCOPY_ENABLE, never set here) use otherwise,
- * and which a copy of the head keeps. A QP already being destroyed (a
- * timer's last run) sends uncounted.
+ * freed. The skb has no socket: its destructor finds the counter in
+ * destructor_arg, which only zerocopy skbs (SKBFL_ZEROCOPY_ENABLE, never
+ * set here) use otherwise, and which a copy of the head keeps. It holds a
+ * reference on the counter, not on the QP: destroying the QP does not
+ * wait for a netdev or a qdisc that holds packets (a paused NIC, a long
+ * netem delay).
  */
 void sroce_txbuf_track(struct sroce_qp *qp, struct sk_buff *skb)
 {
+	struct sroce_txq *txq = qp->txbuf.txq;
+
 	skb_orphan(skb);
-	if (!refcount_inc_not_zero(&qp->ref))
-		return;
-	atomic_inc(&qp->txbuf.inflight);
-	skb_shinfo(skb)->destructor_arg = qp;
+	refcount_inc(&txq->ref);
+	atomic_inc(&txq->inflight);
+	skb_shinfo(skb)->destructor_arg = txq;
 	skb->destructor = sroce_txbuf_skb_done;
 }
 
@@ -180,14 +241,15 @@ void sroce_txbuf_track(struct sroce_qp *qp, struct sk_buff *skb)
  */
 bool sroce_txbuf_room(struct sroce_qp *qp)
 {
-	struct sroce_txbuf *tb = &qp->txbuf;
+	struct sroce_txq *txq = qp->txbuf.txq;
 	int high = sroce_txbuf_high(qp);
 
-	if (likely(atomic_read(&tb->inflight) < high))
+	if (likely(atomic_read(&txq->inflight) < high))
 		return true;
-	atomic_set(&tb->wait, 1);
-	smp_mb();	/* the store before the load: see _skb_done() */
-	if (atomic_read(&tb->inflight) < high)
+	WRITE_ONCE(txq->low, high / 4);
+	atomic_set(&txq->wait, 1);
+	smp_mb();	/* the stores before the load: see _skb_done() */
+	if (atomic_read(&txq->inflight) < high)
 		return true;
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT);
 	return false;
