@@ -609,8 +609,16 @@ static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
 
 	skb = sroce_skb_alloc(qp, &av, sroce_opcodes[op].hdr_len +
 			      sizeof(*deth) + len + pad);
-	if (!skb)
-		return IB_WC_LOC_QP_OP_ERR;
+	if (!skb) {
+		/*
+		 * No memory for it: dropped on the way out, as a full qdisc
+		 * would, and counted; a datagram's user (the MAD layer)
+		 * sends it again on its timeout, where an error completion
+		 * would end its exchange.
+		 */
+		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		return IB_WC_SUCCESS;
+	}
 	bth = (struct sroce_bth *)skb->data;
 	bth->opcode = SROCE_OP_UD | op;
 	bth->flags = pad << SROCE_BTH_PAD_SHIFT;
@@ -849,10 +857,11 @@ static bool sroce_req_step(struct sroce_qp *qp)
 		return false;
 
 	span = sroce_req_packet(qp, wqe);
-	if (span == -EAGAIN) {
+	if (span == -EAGAIN || span == -ENOMEM) {
 		/*
-		 * Not sent, nothing advanced: try again in a jiffy, not after
-		 * a whole ACK timeout (the wait shares the RNR timer: no RNR
+		 * Not sent (a full qdisc, or no memory for the packet: both
+		 * pass), nothing advanced: try again in a jiffy, not after a
+		 * whole ACK timeout (the wait shares the RNR timer: no RNR
 		 * wait can be running, or we would not be sending).
 		 */
 		qp->comp.rnr_wait = true;
