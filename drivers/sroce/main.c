@@ -13,6 +13,7 @@
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 
+#include "fault.h"
 #include "sroce.h"
 
 /*
@@ -202,6 +203,7 @@ static int __init sroce_init(void)
 	if (err)
 		goto err_net;
 
+	sroce_fault_init();
 	rdma_link_register(&sroce_link_ops);
 	pr_info("sroce: loaded\n");
 	return 0;
@@ -269,6 +271,7 @@ static void __exit sroce_exit(void)
 	sroce_net_exit();
 	sroce_wq_exit();
 	sroce_txbuf_exit();
+	sroce_fault_exit();
 	pr_info("sroce: unloaded\n");
 }
 

@@ -5,6 +5,7 @@
  * namespace and closed with its last, so that a namespace without sroce
  * devices leaves the port to whoever wants it.
  */
+#include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <net/ip.h>
@@ -16,6 +17,7 @@
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
 
+#include "fault.h"
 #include "sroce.h"
 #include "trace.h"
 
@@ -83,6 +85,8 @@ struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
 	gfp_t gfp = in_softirq() ? GFP_ATOMIC : GFP_KERNEL;
 	struct sk_buff *skb;
 
+	if (sroce_should_fail(sroce_fail_skb, size))
+		return NULL;
 	skb = sroce_skb_reuse(qp, size);
 	if (!skb && !sroce_av_local(qp, av))
 		skb = sroce_txbuf_skb(qp, size, gfp);
@@ -94,6 +98,7 @@ struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
 	skb_put(skb, iblen);
 	return skb;
 }
+ALLOW_ERROR_INJECTION(sroce_skb_alloc, NULL);
 
 /*
  * @qp's run is done with a packet it took. One that came through this

@@ -26,6 +26,7 @@
  * max_odp_children per device (children hold the core's uncharged
  * arrays, about 16 KiB each) what all of them can.
  */
+#include <linux/error-injection.h>
 #include <linux/highmem.h>
 #include <linux/sched/mm.h>
 
@@ -109,6 +110,7 @@ struct ib_umem *sroce_odp_get(struct sroce_mr *mr, struct ib_pd *ibpd,
 	sroce_odp_pd_mark(ibpd);
 	return &root->umem;
 }
+ALLOW_ERROR_INJECTION(sroce_odp_get, ERRNO);
 
 /* Before the MR's root umem goes: its children. */
 void sroce_odp_release(struct sroce_mr *mr)

@@ -22,9 +22,11 @@
  * sees its stale ring, which nothing else uses any more; every call into
  * the device fails with EIO, as the core promises.
  */
+#include <linux/error-injection.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 
+#include "fault.h"
 #include "sroce.h"
 #include "queue.h"
 
@@ -57,6 +59,8 @@ int sroce_queue_init(struct sroce_queue *q, enum sroce_queue_dir dir,
 	elem_size = roundup_pow_of_two(max_t(size_t, elem_size,
 					     SROCE_MIN_ELEM_SIZE));
 	size = PAGE_ALIGN(sizeof(struct sroce_queue_buf) + slots * elem_size);
+	if (sroce_should_fail(sroce_fail_ring, size))
+		return -ENOMEM;
 
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
@@ -86,6 +90,7 @@ int sroce_queue_init(struct sroce_queue *q, enum sroce_queue_dir dir,
 	q->buf->index_mask = q->index_mask;
 	return 0;
 }
+ALLOW_ERROR_INJECTION(sroce_queue_init, ERRNO);
 
 /* Export the ring to @uctx; fill @mi with the cookie and size to map. */
 int sroce_queue_export(struct sroce_queue *q, struct ib_ucontext *uctx,
@@ -112,6 +117,7 @@ int sroce_queue_export(struct sroce_queue *q, struct ib_ucontext *uctx,
 	mi->pad = 0;
 	return 0;
 }
+ALLOW_ERROR_INJECTION(sroce_queue_export, ERRNO);
 
 /* Withdraw the cookie; existing mappings stay valid. */
 void sroce_queue_unexport(struct sroce_queue *q)
@@ -195,3 +201,4 @@ out:
 	rdma_user_mmap_entry_put(entry);
 	return err;
 }
+ALLOW_ERROR_INJECTION(sroce_mmap, ERRNO);
