@@ -40,7 +40,7 @@
 
 #define PATTERN		0x5ca1ab1e00000000ULL
 #define MAX_CHILD	256
-#define RUN_LIMIT	150.0		/* s: any wait here ends by then */
+#define RUN_LIMIT	400.0		/* s: any wait here ends by then */
 
 static size_t ring_len;
 static volatile int go, stop, fatal;
@@ -162,6 +162,30 @@ struct scan {
 	int nmaps, kept, zapped, bad;
 };
 
+/* For the log: what the first changed slot page of @at holds, and where. */
+static void describe(char *at)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY), kc = open("/proc/kpagecount", O_RDONLY);
+	uint64_t ent = 0, cnt = 0, w0;
+	size_t off;
+
+	for (off = 4096; off < ring_len; off += 4096)
+		if (!intact(at, off))
+			break;
+	w0 = peek(at + off, 0);
+	if (pm >= 0 && pread(pm, &ent, 8, ((uintptr_t)at + off) / 4096 * 8) == 8 &&
+	    (ent >> 63) && kc >= 0)
+		pread(kc, &cnt, 8, (ent & ((1ULL << 55) - 1)) * 8);
+	printf("# %d: mapping %p page %zu: first word %#llx (want %#llx), pagemap %#llx, mapcount %llu\n",
+	       getpid(), at, off >> 12, (unsigned long long)w0,
+	       (unsigned long long)(PATTERN | (off >> 12)),
+	       (unsigned long long)ent, (unsigned long long)cnt);
+	if (pm >= 0)
+		close(pm);
+	if (kc >= 0)
+		close(kc);
+}
+
 /*
  * One mapping of the ring's size. Its slot pages must all still hold the
  * pattern (the mapping kept the ring's pages), or be the one page the core
@@ -180,12 +204,14 @@ static void scan_one(uintptr_t a, uintptr_t b, void *arg)
 	sc->nmaps++;
 	for (off = 4096; off < ring_len; off += 4096)
 		changed += !intact(at, off);
-	if (!changed)
+	if (!changed) {
 		sc->kept++;
-	else if (aliased(at))
+	} else if (aliased(at)) {
 		sc->zapped++;
-	else
+	} else {
 		sc->bad += changed;
+		describe(at);
+	}
 }
 
 /* Every ring-sized mapping of this process; returns the bad pages. */
