@@ -17,10 +17,10 @@
  * while the device goes away (disassociate) is left untracked, with its
  * PTEs copied or moved after the core gave up on it. With references, such
  * a mapping keeps the ring's pages to itself until it is unmapped, and can
- * never reach a page the kernel freed. The price: the core cannot zap a
- * mapping that is not VM_PFNMAP, so after disassociate a process still
- * sees its stale ring, which nothing else uses any more; every call into
- * the device fails with EIO, as the core promises.
+ * never reach a page the kernel freed. The price: where the core's zap
+ * acts only on VM_PFNMAP mappings (6.1, 6.12), a process still sees its
+ * stale rings after disassociate, which nothing else uses any more; every
+ * call into the device fails with EIO, as the core promises.
  */
 #include <linux/error-injection.h>
 #include <linux/mm.h>

@@ -6,8 +6,8 @@
 # process still runs (it exits only after it saw the device's fatal event,
 # so a removal that waited for it would time out here); the process sees
 # IBV_EVENT_DEVICE_FATAL, EIO, and its ring mappings keeping their own
-# stale rings (progs/disassoc.c); the kernel stays clean (the harness checks
-# dmesg and kmemleak).
+# stale rings, or (7.2) zapped by the core (progs/disassoc.c); the kernel
+# stays clean (the harness checks dmesg and kmemleak).
 . /tests/lib.sh
 
 # hold DEVICE: start the holder on DEVICE and wait until it holds it
