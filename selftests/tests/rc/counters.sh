@@ -18,6 +18,7 @@
 . /tests/lib.sh
 
 rdma_pair
+veth_in_order	# nothing may be sent twice: see lib.sh
 # A capture for when a counter below is not 0: the tracepoints of every
 # resend (with its cause), NAK and drop, and all non-zero counters.
 TR=/sys/kernel/tracing
