@@ -45,6 +45,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_GAP_LOST_WAIT].name		= "gap_lost_wait",
 	[SROCE_CNT_GAP_LOST_FULL].name		= "gap_lost_full",
 	[SROCE_CNT_GAP_SPURIOUS].name		= "gap_spurious",
+	[SROCE_CNT_HOLD_CONFLICT].name		= "hold_conflict",
 	[SROCE_CNT_SENT_NAK_SEQ].name		= "sent_nak_seq_err",
 	[SROCE_CNT_SENT_NAK_INV_REQ].name	= "sent_nak_inv_req",
 	[SROCE_CNT_SENT_NAK_REM_ACCESS].name	= "sent_nak_rem_access",

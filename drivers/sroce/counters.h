@@ -45,6 +45,8 @@ enum sroce_counter {
 	SROCE_CNT_GAP_LOST_WAIT,
 	SROCE_CNT_GAP_LOST_FULL,
 	SROCE_CNT_GAP_SPURIOUS,
+	/* A held packet and another, different, at its PSN: both dropped */
+	SROCE_CNT_HOLD_CONFLICT,
 	/*
 	 * NAKs by syndrome (IBA 9.7.5.2.4); send_rnr_err and rcvd_rnr_err
 	 * count RNR NAKs, rcvd_seq_err the sequence NAKs received.

@@ -11,9 +11,10 @@
  * order, and taken when the gap fills; only when reorder_wait_us pass
  * with packets held and none taken in its turn (a gap that moves on as
  * packets come is still being filled), or a packet finds reorder_max_pkts
- * waiting, is it a loss (that packet is dropped). What is held stays
- * through the loss: once the packets sent again fill the gap, it is
- * taken, and its own copies are duplicates.
+ * waiting or is as many PSNs ahead, is it a loss (that packet is dropped).
+ * What is held stays through the loss: once the packets sent again fill
+ * the gap, it is taken, and its own copies are duplicates; a different
+ * packet at a held PSN is a forgery's sign, and neither is taken.
  * Only the QP's run touches a hold; hold_timer runs the QP when a wait
  * ends.
  */
@@ -21,17 +22,21 @@
 
 #include "sroce.h"
 
-#define SROCE_HOLD_WINDOW	512	/* PSNs ahead: beyond, not a reordering */
+#define SROCE_HOLD_WINDOW	512U	/* reorder_max_pkts at most */
 
 /*
- * How many packets a QP holds per direction: what one peer can make it
- * keep by sending ahead of its turn, so small by default. Tests under
- * emulation, where QEMU lets more than 64 frames pass one, set it higher.
+ * How many packets a QP holds per direction, and so how far ahead of the
+ * expected PSN a packet may be held. RoCEv2 has no authentication: a
+ * blind injector on the segment who knows a QPN must also guess the PSN,
+ * and the hold widens the target from one PSN to this many. So small by
+ * default; 0 holds nothing (every gap is a loss at once, as in rdma_rxe).
+ * Tests under emulation, where QEMU lets more than 64 frames pass one,
+ * set it higher.
  */
 static unsigned int reorder_max_pkts = 64;
 module_param(reorder_max_pkts, uint, 0644);
 MODULE_PARM_DESC(reorder_max_pkts,
-		 "How many packets ahead of a PSN gap a QP holds, per direction (default 64, at most 512)");
+		 "How many packets, and PSNs, ahead of a PSN gap a QP holds, per direction (default 64, at most 512, 0: none)");
 
 /*
  * How long a gap may last before it is a loss. Reordering on a NIC is a
@@ -89,9 +94,67 @@ void sroce_qp_wake_at(struct sroce_qp *qp, unsigned long until)
 }
 
 /*
+ * Two packets at one PSN: is @a the same as @b, headers and payload? A
+ * requester sends a packet again as it was (its data read again from the
+ * same memory), so a copy that differs was not sent by the peer.
+ */
+static bool sroce_hold_same(struct sk_buff *a, struct sk_buff *b)
+{
+	u8 x[64], y[64];
+	unsigned int off, n;
+
+	if (a->len != b->len)
+		return false;
+	for (off = 0; off < a->len; off += n) {
+		n = min_t(unsigned int, sizeof(x), a->len - off);
+		if (skb_copy_bits(a, off, x, n) || skb_copy_bits(b, off, y, n) ||
+		    memcmp(x, y, n))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * @skb has the PSN of @at, held already. A copy of it is dropped. One
+ * that differs means someone else sends with the peer's QPN and PSNs:
+ * which of the two is the peer's cannot be told, so neither runs (the
+ * held one is dropped too, and counted); the gap it leaves is NAKed and
+ * sent again by the peer.
+ */
+static void sroce_hold_twin(struct sroce_qp *qp, struct sroce_hold *h,
+			    struct sk_buff *at, struct sk_buff *skb)
+{
+	if (!sroce_hold_same(at, skb)) {
+		__skb_unlink(at, &h->q);
+		kfree_skb(at);
+		sroce_count(to_sdev(qp->ibqp.device),
+			    SROCE_CNT_HOLD_CONFLICT);
+	}
+	kfree_skb(skb);
+}
+
+/* Too many held, or @psn too far ahead of @expected: a loss now. */
+static bool sroce_hold_full(struct sroce_qp *qp, struct sroce_hold *h,
+			    u32 psn, u32 expected)
+{
+	u32 max = min(READ_ONCE(reorder_max_pkts), SROCE_HOLD_WINDOW);
+
+	if (skb_queue_len(&h->q) < max &&
+	    sroce_psn_cmp(psn, sroce_psn_add(expected, max)) <= 0)
+		return false;
+	/* Counted once per gap, as the caller NAKs or asks once. */
+	if (max && (!h->lost || h->full_at != expected)) {
+		h->lost = true;
+		h->full_at = expected;
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_GAP_LOST_FULL);
+	}
+	return true;
+}
+
+/*
  * Hold @skb, which is ahead of the @expected PSN; true if taken. False
- * when it cannot wait (reorder_max_pkts held, or too far ahead): then the
- * gap is a loss now.
+ * when it cannot wait (reorder_max_pkts held, or as many PSNs ahead):
+ * then the gap is a loss now.
  */
 bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 		u32 expected)
@@ -101,22 +164,12 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 	int c;
 
 	sroce_qp_assert_run(qp);
-	if (skb_queue_len(&h->q) >=
-	    clamp(READ_ONCE(reorder_max_pkts), 1U, SROCE_HOLD_WINDOW) ||
-	    sroce_psn_cmp(psn, sroce_psn_add(expected, SROCE_HOLD_WINDOW)) >= 0) {
-		/* Counted once per gap, as the caller NAKs or asks once. */
-		if (!h->lost || h->full_at != expected) {
-			h->lost = true;
-			h->full_at = expected;
-			sroce_count(to_sdev(qp->ibqp.device),
-				    SROCE_CNT_GAP_LOST_FULL);
-		}
+	if (sroce_hold_full(qp, h, psn, expected))
 		return false;
-	}
 	skb_queue_reverse_walk(&h->q, at) {
 		c = sroce_psn_cmp(sroce_pkt(at)->psn, psn);
 		if (!c) {
-			kfree_skb(skb);		/* held already */
+			sroce_hold_twin(qp, h, at, skb);
 			return true;
 		}
 		if (c < 0) {
