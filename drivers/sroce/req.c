@@ -569,10 +569,10 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 /*
  * UD and GSI: one packet, addressed by the AH the WQE names (its number,
  * checked against the QP's PD; the AV is copied under the table lock, so a
- * concurrent destroy cannot pull it away mid-send).
+ * concurrent destroy cannot pull it away mid-send). Returns the WQE's
+ * completion status, or -ENOMEM: not sent, nothing advanced.
  */
-static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
-				      struct sroce_send_wqe *wqe)
+static int sroce_req_ud(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u32 len = wqe->dma.length, mtu = ib_mtu_enum_to_int(sdev->port_mtu);
@@ -609,16 +609,15 @@ static enum ib_wc_status sroce_req_ud(struct sroce_qp *qp,
 
 	skb = sroce_skb_alloc(qp, &av, sroce_opcodes[op].hdr_len +
 			      sizeof(*deth) + len + pad);
-	if (!skb) {
-		/*
-		 * No memory for it: dropped on the way out, as a full qdisc
-		 * would, and counted; a datagram's user (the MAD layer)
-		 * sends it again on its timeout, where an error completion
-		 * would end its exchange.
-		 */
-		sroce_count(sdev, SROCE_CNT_SEND_ERR);
-		return IB_WC_SUCCESS;
-	}
+	/*
+	 * No memory for it: sent a jiffy later, as an RC packet is. Not
+	 * dropped: a MAD the CM sends once and never again (a DREQ whose
+	 * sender destroys its ID at once) would leave the peer connected
+	 * for good (rping's server in rc/fail_random); nor an error
+	 * completion, which would end the MAD layer's exchange.
+	 */
+	if (!skb)
+		return -ENOMEM;
 	bth = (struct sroce_bth *)skb->data;
 	bth->opcode = SROCE_OP_UD | op;
 	bth->flags = pad << SROCE_BTH_PAD_SHIFT;
@@ -828,6 +827,17 @@ static void sroce_req_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		sroce_comp_arm(qp);
 }
 
+/*
+ * Nothing more is sent for a jiffy. The wait shares the RNR timer: no RNR
+ * wait can be running, or we would not be sending.
+ */
+static void sroce_req_wait_jiffy(struct sroce_qp *qp)
+{
+	qp->comp.rnr_wait = true;
+	if (!qp->dying)
+		mod_timer(&qp->comp.rnr_timer, jiffies + 1);
+}
+
 /* One step of the requester: a packet sent or a WQE finished; false: idle. */
 static bool sroce_req_step(struct sroce_qp *qp)
 {
@@ -848,7 +858,12 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	if (!sroce_txbuf_room(qp))
 		return false;
 	if (sroce_qp_is_ud(qp)) {
-		wqe->status = sroce_req_ud(qp, wqe);
+		span = sroce_req_ud(qp, wqe);
+		if (span == -ENOMEM) {
+			sroce_req_wait_jiffy(qp);
+			return false;
+		}
+		wqe->status = span;
 		qp->req.psn = sroce_psn_add(qp->req.psn, 1);
 		sroce_req_wqe_done(qp, wqe);
 		return true;
@@ -861,12 +876,9 @@ static bool sroce_req_step(struct sroce_qp *qp)
 		/*
 		 * Not sent (a full qdisc, or no memory for the packet: both
 		 * pass), nothing advanced: try again in a jiffy, not after a
-		 * whole ACK timeout (the wait shares the RNR timer: no RNR
-		 * wait can be running, or we would not be sending).
+		 * whole ACK timeout.
 		 */
-		qp->comp.rnr_wait = true;
-		if (!qp->dying)
-			mod_timer(&qp->comp.rnr_timer, jiffies + 1);
+		sroce_req_wait_jiffy(qp);
 		return false;
 	}
 	if (span < 0) {

@@ -141,13 +141,21 @@ static int sroce_read_payload(struct sroce_qp *qp, struct sroce_res *res,
 	return n;
 }
 
+/* The READ's next packet is sent again a jiffy later. */
+static void sroce_read_wait(struct sroce_qp *qp)
+{
+	qp->resp.read_wait = true;
+	qp->resp.read_resume = jiffies + 1;
+	sroce_qp_wake_at(qp, qp->resp.read_resume);
+}
+
 /*
  * Send the next READ response packet of qp->resp.read. The responder sends
  * one packet per step of its work budget, so a large READ (or a replayed
  * one) never monopolises the CPU and other QPs get their turn. The MR is
  * looked up again for every packet: it may be deregistered or invalidated
- * meanwhile. False if the packet could not go out now (a full qdisc), and
- * nothing advanced.
+ * meanwhile. False if the packet could not go out now (a full qdisc, no
+ * memory), and nothing advanced.
  */
 static bool sroce_send_read_pkt(struct sroce_qp *qp)
 {
@@ -175,8 +183,15 @@ static bool sroce_send_read_pkt(struct sroce_qp *qp)
 			sroce_frags_release(&frags);
 		if (mr)
 			sroce_mr_put(mr);
-		sroce_read_stop(qp);	/* the requester times out, asks again */
-		return true;
+		/*
+		 * No memory now: this packet again a jiffy later. Stopping
+		 * would leave the requester to time out and ask again for
+		 * the rest, a timeout per failure: nvme-rdma's 128 KiB writes
+		 * (the target READs them) timed out after 30 s when every
+		 * 10th allocation failed (rc/fail_random).
+		 */
+		sroce_read_wait(qp);
+		return false;
 	}
 	if (sroce_opcodes[op].flags & SROCE_F_AETH) {
 		((struct sroce_aeth *)p)->smsn =
@@ -206,9 +221,7 @@ static bool sroce_send_read_pkt(struct sroce_qp *qp)
 		 * (rc/nic, debug kernel: 22,557 such drops in one
 		 * ib_read_bw).
 		 */
-		qp->resp.read_wait = true;
-		qp->resp.read_resume = jiffies + 1;
-		sroce_qp_wake_at(qp, qp->resp.read_resume);
+		sroce_read_wait(qp);
 		return false;
 	}
 	res->cur_first = false;

@@ -37,6 +37,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1721,6 +1722,103 @@ static void ud(void)
 	ibv_destroy_ah(ah);
 }
 
+/*
+ * UD datagrams counted, under fault injection: @n MTU-sized sends, each
+ * tagged with its number and a pattern of it, one in flight at a time.
+ * Every send must complete successfully; what arrives must be intact,
+ * each number once, in order. Prints "received=M" for the caller.
+ */
+#define UD_SLOTS 16
+
+static uint8_t ud_pat(uint32_t seq, uint32_t i)
+{
+	return (uint8_t)(seq * 31 + i * 7 + 1);
+}
+
+static void ud_tag(uint32_t seq, uint32_t len)
+{
+	uint32_t i;
+
+	memcpy(A.buf, &seq, sizeof(seq));
+	for (i = sizeof(seq); i < len; i++)
+		A.buf[i] = (char)ud_pat(seq, i);
+}
+
+/* A datagram in B's slot at @off: its number if intact, else -1. */
+static int64_t ud_untag(size_t off, uint32_t len)
+{
+	const uint8_t *p = (const uint8_t *)B.buf + off + 40;
+	uint32_t seq, i;
+
+	memcpy(&seq, p, sizeof(seq));
+	for (i = sizeof(seq); i < len; i++)
+		if (p[i] != ud_pat(seq, i))
+			return -1;
+	return seq;
+}
+
+/* Take what B received within @timeout; false on a bad datagram. */
+static bool ud_take(struct ibv_qp *qb, uint32_t len, double timeout,
+		    int64_t *last, unsigned int *got)
+{
+	struct ibv_wc wc;
+	int64_t seq;
+
+	while (poll_n(B.cq, &wc, 1, timeout) == 1) {
+		seq = wc.status == IBV_WC_SUCCESS && wc.byte_len == 40 + len ?
+		      ud_untag(wc.wr_id, len) : -1;
+		if (seq <= *last) {
+			check(0, "datagram after %lld: status %d, %u bytes, number %lld",
+			      (long long)*last, wc.status, wc.byte_len, (long long)seq);
+			return false;
+		}
+		*last = seq;
+		(*got)++;
+		ud_recv(qb, wc.wr_id, 40 + len);
+		timeout = 0.001;	/* then only what is there already */
+	}
+	return true;
+}
+
+static void ud_count(int n)
+{
+	uint32_t len = 128u << A.mtu;
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = B.gidv, .sgid_index = A.gid, .hop_limit = 64 },
+	};
+	struct ibv_qp *qa = ud_qp(&A), *qb = ud_qp(&B);
+	struct ibv_ah *ah = ibv_create_ah(A.pd, &aa);
+	unsigned int got = 0, sent = 0, i;
+	int64_t last = -1;
+	struct ibv_wc wc;
+	bool ok = true;
+
+	check(qa && qb && ah, "UD QPs in RTS and an AH to B");
+	if (!qa || !qb || !ah)
+		return;
+	for (i = 0; i < UD_SLOTS; i++)
+		ud_recv(qb, i * (40 + len), 40 + len);
+	for (i = 0; ok && i < (unsigned int)n; i++) {
+		ud_tag(i, len);
+		if (ud_send(qa, ah, qb->qp_num, UD_QKEY, 0, len) ||
+		    poll_n(A.cq, &wc, 1, 10) != 1 || wc.status != IBV_WC_SUCCESS) {
+			check(0, "send %u: posted and completed successfully", i);
+			break;
+		}
+		sent++;
+		ok = ud_take(qb, len, 0.05, &last, &got);
+	}
+	if (ok)
+		ok = ud_take(qb, len, 1, &last, &got);
+	check(sent == (unsigned int)n, "%u of %d datagrams sent", sent, n);
+	check(ok && got > 0, "what arrived is intact, in order, once: %u", got);
+	printf("# received=%u\n", got);
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	ibv_destroy_ah(ah);
+}
+
 /* ---- RDMA FLUSH, posted through the ring ---- */
 
 /*
@@ -2166,7 +2264,7 @@ int main(int argc, char **argv)
 	rnd_state = argc > 8 ? strtoull(argv[8], NULL, 0) : 0x9e3779b97f4a7c15ull;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 6 || nqp < 1 || nqp > MAXQP) {
-		fprintf(stderr, "usage: rc_data integrity|errors|memwin|events|hostile|ud|flush|wire DEV_A GID_A DEV_B GID_B [QPS [OPS [SEED]]]\n");
+		fprintf(stderr, "usage: rc_data integrity|errors|memwin|events|hostile|ud|ud_count|flush|wire DEV_A GID_A DEV_B GID_B [QPS [OPS [SEED]]]\n");
 		return 2;
 	}
 	if (side_init(&A, argv[2], atoi(argv[3]), MAXQP * SLICE) ||
@@ -2186,6 +2284,8 @@ int main(int argc, char **argv)
 		events();
 	else if (!strcmp(mode, "ud"))
 		ud();
+	else if (!strcmp(mode, "ud_count"))
+		ud_count(nops);
 	else if (!strcmp(mode, "flush"))
 		flush_ops();
 	else if (!strcmp(mode, "wire")) {

@@ -7,6 +7,14 @@
 #   jiffy later, a lost ACK or response is made up for by a retransmit)
 #   and rping connects through rdma_cm (a datagram is dropped and counted,
 #   and the CM's MADs are sent again) and verifies its data;
+# - every 10th packet allocation fails while rc_data sends 400 UD
+#   datagrams: a datagram that finds no memory is sent a jiffy later, so
+#   each send completes successfully and every datagram arrives, intact,
+#   once, in order (the CM's MADs are UD: a DREQ dropped once is never
+#   sent again when its sender destroys its ID at once, and rping's
+#   server then waited forever);
+# - every 10th packet allocation fails while NVMe over RDMA (nvme-rdma to
+#   nvmet-rdma on one device) writes and reads back 1 MiB;
 # - every 7th ring allocation fails while
 #   ibv_rc_pingpong starts 12 times (a run makes 6 rings): each run passes
 #   or ends with an error from creating its CQ or QP, and both happen;
@@ -15,6 +23,7 @@
 # debug kernel, selftests/debug.config).
 # timeout: 900
 . /tests/lib.sh
+. /tests/kernel/nvme.lib
 
 dbg=/sys/kernel/debug
 grep -q " $dbg debugfs " /proc/mounts || mount -t debugfs none $dbg 2>/dev/null || true
@@ -81,6 +90,31 @@ n=$(injected skb)
 stop_inject
 log "packet allocations failed: $n; retransmits on sroce_a $(cnt sroce_a retransmits), sroce_b $(cnt sroce_b retransmits)"
 ((n > 0)) || fail "no packet allocation failed"
+
+# UD: a datagram that finds no memory is sent a jiffy later
+before=$(cnt sroce_a send_err)
+inject skb 10
+rc=0
+timeout 300 rc_data ud_count sroce_a "$ga" sroce_b "$gb" 1 400 > ud.log 2>&1 || rc=$?
+n=$(injected skb)
+stop_inject
+got=$(sed -n 's/^# received=//p' ud.log)
+[[ $rc == 0 && $got =~ ^[0-9]+$ ]] || { cat ud.log; fail "rc_data ud_count: exit $rc"; }
+log "UD: 400 datagrams sent, $got received, $n packet allocations failed"
+((n > 0)) || fail "no packet allocation failed under UD"
+assert_eq "$got" 400 "every UD datagram arrived"
+assert_eq "$(($(cnt sroce_a send_err) - before))" 0 "no UD datagram dropped"
+
+# NVMe over RDMA: the kernel's RC QPs, rdma_cm and fast registration
+nvme_loop_up
+inject skb 10
+nvme_roundtrip "NVMe with every 10th packet allocation failed"
+n=$(injected skb)
+stop_inject
+log "NVMe: packet allocations failed: $n"
+((n > 0)) || fail "no packet allocation failed under NVMe"
+nvme_roundtrip "NVMe after injection"
+nvme_loop_down
 
 inject ring 7
 ok=0 refused=0
