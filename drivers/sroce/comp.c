@@ -470,10 +470,14 @@ static void sroce_comp_atomic(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 {
 	struct sroce_atmack *ack = sroce_ext(skb, sizeof(struct sroce_aeth));
 	u64 orig = be64_to_cpu(ack->orig);
+	int err;
 
 	if (!(wqe->mask & SROCE_F_ATOMIC))
 		return;
-	if (sroce_sge_copy(qp, wqe->dma.sge, 1, 0, &orig, 8, true)) {
+	err = sroce_sge_copy(qp, wqe->dma.sge, 1, 0, &orig, 8, true);
+	if (err == -EAGAIN)
+		return;	/* an ODP page on its way: the ACK's resend will do */
+	if (err) {
 		sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -501,6 +505,7 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	u32 off, last;
+	int err;
 
 	if (!(wqe->mask & SROCE_F_READ))
 		return;
@@ -515,9 +520,16 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		sroce_send_wqe_complete(qp, wqe, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	if (pkt->paylen &&
-	    sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
-				 off)) {
+	err = pkt->paylen ?
+	      sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
+				   off) : 0;
+	/*
+	 * An ODP page on its way: taken as lost, the READ is asked again
+	 * from here (a gap, or the timeout).
+	 */
+	if (err == -EAGAIN)
+		return;
+	if (err) {
 		sroce_send_wqe_complete(qp, wqe, IB_WC_LOC_PROT_ERR);
 		return;
 	}

@@ -60,6 +60,8 @@ enum sroce_counter {
 	SROCE_CNT_RCVD_NAK_REM_OP,
 	/* A QP stopped sending until the netdev freed its packets (txbuf.c) */
 	SROCE_CNT_TX_WAIT,
+	/* An access to an ODP page not there yet, tried again later (odp.c) */
+	SROCE_CNT_ODP_WAIT,
 	SROCE_NUM_COUNTERS
 };
 

@@ -2,11 +2,13 @@
 /*
  * On-demand paging (IB_ACCESS_ON_DEMAND): user MRs whose pages are not
  * pinned. ib_umem_odp watches the range with an MMU interval notifier;
- * a copy faults in the pages it needs (hmm_range_fault(), which sleeps)
- * and touches them holding the umem mutex, so an invalidation (munmap,
- * migration, reclaim) waits until the copy is done and the next copy
- * faults again. An address the process has not mapped fails the access:
- * a NAK or an error completion, as with any bad range.
+ * a copy faults in the pages it needs and touches them holding the umem
+ * mutex, so an invalidation (munmap, migration, reclaim) waits until the
+ * copy is done and the next copy faults again. A fault never waits for a
+ * page (sroce_odp_fault()): one that needs I/O or a userfaultfd handler
+ * is started, and the access is tried again later (-EAGAIN: an RNR NAK to
+ * the peer, or the QP's own retry). An address the process has not mapped
+ * fails the access: a NAK or an error completion, as with any bad range.
  *
  * Faults sleep, so every run of a QP whose PD has an ODP MR happens in its
  * worker (sroce_qp_run_here()); sroce_odp_pd_mark() makes sure no run that
@@ -234,10 +236,70 @@ static bool sroce_odp_range_present(struct ib_umem_odp *odp, u64 va, u32 len,
 	return true;
 }
 
+/* Does @vma allow the access a fault of sroce's may make? */
+static bool sroce_odp_vma_ok(struct vm_area_struct *vma, bool write)
+{
+	if (vma->vm_flags & (VM_IO | VM_PFNMAP))
+		return false;
+	return vma->vm_flags & (write ? VM_WRITE : VM_READ);
+}
+
+/*
+ * Fault the pages of [va, va + len) in the process that owns @odp into its
+ * page tables, without waiting: a page that needs I/O (a file read, FUSE)
+ * or another party (userfaultfd) has that started and is left for later,
+ * and so is an mmap lock that is taken. -EAGAIN then: the QP has its peer
+ * come back later (an RNR NAK) or tries again itself, so a page that never
+ * comes blocks nobody (no worker, no verb, no removal). -EFAULT where
+ * nothing is mapped or the mapping does not allow the access.
+ */
+static int sroce_odp_fault(struct ib_umem_odp *odp, u64 va, u32 len,
+			   bool write)
+{
+	unsigned int flags = FAULT_FLAG_REMOTE | FAULT_FLAG_ALLOW_RETRY |
+			     FAULT_FLAG_RETRY_NOWAIT;
+	struct mm_struct *mm = odp->umem.owning_mm;
+	struct vm_area_struct *vma;
+	u64 addr, end = va + len;
+	vm_fault_t ret = 0;
+	int err = 0;
+
+	if (write)
+		flags |= FAULT_FLAG_WRITE;
+	if (!mmget_not_zero(mm))
+		return -EFAULT;
+	if (!mmap_read_trylock(mm)) {
+		mmput(mm);
+		return -EAGAIN;
+	}
+	for (addr = va & PAGE_MASK; addr < end; addr += PAGE_SIZE) {
+		vma = vma_lookup(mm, addr);
+		if (!vma || !sroce_odp_vma_ok(vma, write)) {
+			err = -EFAULT;
+			break;
+		}
+		ret = handle_mm_fault(vma, addr, flags, NULL);
+		if (ret & (VM_FAULT_RETRY | VM_FAULT_COMPLETED)) {
+			err = -EAGAIN;
+			break;
+		}
+		if (ret & VM_FAULT_ERROR) {
+			err = -EFAULT;
+			break;
+		}
+	}
+	/* With RETRY_NOWAIT only a completed fault let go of the lock. */
+	if (!(ret & VM_FAULT_COMPLETED))
+		mmap_read_unlock(mm);
+	mmput(mm);
+	return err;
+}
+
 /*
  * Make [va, va + len) of @odp present (writable if @write) and keep it so:
  * on success the umem mutex is held, invalidations wait, and the caller lets
- * go with sroce_odp_unhold(). Sleeps. The range lies in @odp.
+ * go with sroce_odp_unhold(). The range lies in @odp. Sleeps, but never
+ * waits for a page (sroce_odp_fault()): -EAGAIN if one is not there yet.
  */
 static int sroce_odp_hold_umem(struct ib_umem_odp *odp, u64 va, u32 len,
 			       bool write)
@@ -249,14 +311,29 @@ static int sroce_odp_hold_umem(struct ib_umem_odp *odp, u64 va, u32 len,
 		return 0;
 	mutex_unlock(&odp->umem_mutex);
 
-	np = ib_umem_odp_map_dma_and_lock(odp, va, len,
-					  sroce_odp_access(write), true);
-	if (np < 0)
+	np = sroce_odp_fault(odp, va, len, write);
+	if (np)
 		return np;
+	/* Mapped now: the umem takes the pages, faulting nothing. */
+	np = ib_umem_odp_map_dma_and_lock(odp, va, len,
+					  sroce_odp_access(write), false);
+	if (np < 0)
+		return np == -EFAULT ? np : -EAGAIN;
 	if (sroce_odp_range_present(odp, va, len, write))
 		return 0;
 	mutex_unlock(&odp->umem_mutex);
-	return -EFAULT;
+	return -EAGAIN;		/* reclaimed or moved meanwhile */
+}
+
+/* sroce_odp_hold_umem(), the accesses told to wait counted. */
+static int sroce_odp_hold_count(struct ib_umem_odp *odp, u64 va, u32 len,
+				bool write)
+{
+	int err = sroce_odp_hold_umem(odp, va, len, write);
+
+	if (err == -EAGAIN)
+		sroce_count(to_sdev(odp->umem.ibdev), SROCE_CNT_ODP_WAIT);
+	return err;
 }
 
 /*
@@ -275,7 +352,7 @@ int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write)
 	odp = sroce_odp_umem(mr, va, true);
 	if (IS_ERR(odp))
 		return PTR_ERR(odp);
-	return sroce_odp_hold_umem(odp, va, len, write);
+	return sroce_odp_hold_count(odp, va, len, write);
 }
 
 /* Let go of what sroce_odp_hold(@mr, @iova, ...) holds. */
@@ -335,7 +412,7 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		odp = sroce_odp_umem(mr, va, true);
 		if (IS_ERR(odp))
 			return PTR_ERR(odp);
-		err = sroce_odp_hold_umem(odp, va, n, to_mr);
+		err = sroce_odp_hold_count(odp, va, n, to_mr);
 		if (err)
 			return err;
 		sroce_odp_copy_umem(odp, va, buf, n, to_mr);

@@ -543,13 +543,16 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		sroce_frags_attach(skb, &frags);
 		sroce_pkt(skb)->span = span;
 	} else if (payload) {
+		err = wqe->wr.send_flags & IB_SEND_INLINE ? 0 :
+		      sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, off,
+				     p, payload, false);
+		if (err) {
+			kfree_skb(skb);
+			/* -EAGAIN: an ODP page on its way, sent later */
+			return err == -EAGAIN ? err : -EFAULT;
+		}
 		if (wqe->wr.send_flags & IB_SEND_INLINE)
 			memcpy(p, wqe->dma.inline_data + off, payload);
-		else if (sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge,
-					off, p, payload, false)) {
-			kfree_skb(skb);
-			return -EFAULT;
-		}
 		memset(p + payload, 0, pad);
 	}
 
@@ -570,7 +573,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
  * UD and GSI: one packet, addressed by the AH the WQE names (its number,
  * checked against the QP's PD; the AV is copied under the table lock, so a
  * concurrent destroy cannot pull it away mid-send). Returns the WQE's
- * completion status, or -ENOMEM: not sent, nothing advanced.
+ * completion status, or -ENOMEM or -EAGAIN: not sent, nothing advanced.
  */
 static int sroce_req_ud(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
@@ -588,6 +591,7 @@ static int sroce_req_ud(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	struct sk_buff *skb;
 	unsigned long flags;
 	bool found = false;
+	int err;
 	u8 *p;
 
 	xa_lock_irqsave(&sdev->ah_xa, flags);
@@ -635,15 +639,16 @@ static int sroce_req_ud(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		memcpy(p, &wqe->wr.ex.imm_data, 4);
 		p += 4;
 	}
-	if (len) {
-		if (wqe->wr.send_flags & IB_SEND_INLINE)
-			memcpy(p, wqe->dma.inline_data, len);
-		else if (sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, 0,
-					p, len, false)) {
-			kfree_skb(skb);
-			return IB_WC_LOC_PROT_ERR;
-		}
+	err = !len || wqe->wr.send_flags & IB_SEND_INLINE ? 0 :
+	      sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, 0, p, len,
+			     false);
+	if (err) {
+		kfree_skb(skb);
+		/* -EAGAIN: an ODP page on its way, sent later */
+		return err == -EAGAIN ? err : IB_WC_LOC_PROT_ERR;
 	}
+	if (len && wqe->wr.send_flags & IB_SEND_INLINE)
+		memcpy(p, wqe->dma.inline_data, len);
 	memset(p + len, 0, pad);
 	sroce_xmit(qp, &av, rdma_get_udp_sport(av.flow_label,
 					       qp->ibqp.qp_num, dqpn), skb);
@@ -859,7 +864,7 @@ static bool sroce_req_step(struct sroce_qp *qp)
 		return false;
 	if (sroce_qp_is_ud(qp)) {
 		span = sroce_req_ud(qp, wqe);
-		if (span == -ENOMEM) {
+		if (span == -ENOMEM || span == -EAGAIN) {
 			sroce_req_wait_jiffy(qp);
 			return false;
 		}

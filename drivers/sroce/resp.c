@@ -207,6 +207,12 @@ static bool sroce_send_read_pkt(struct sroce_qp *qp)
 		int err = sroce_mr_copy(mr, res->va + off, p, n, false);
 
 		sroce_mr_put(mr);
+		if (err == -EAGAIN) {
+			/* An ODP page on its way: this packet again later. */
+			kfree_skb(skb);
+			sroce_read_wait(qp);
+			return false;
+		}
 		if (err) {
 			/* Never put bytes we did not read on the wire. */
 			kfree_skb(skb);
@@ -599,12 +605,16 @@ static enum sroce_resp_err sroce_resp_atomic(struct sroce_qp *qp,
 			    IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		return SROCE_RESP_ACCESS;
+	/* ODP: fault in before the spinlock, keep it present until done. */
+	err = sroce_mr_hold(mr, va, 8);
+	if (err == -EAGAIN) {
+		sroce_mr_put(mr);
+		return SROCE_RESP_RNR;	/* the page on its way */
+	}
 	res = sroce_res_new(qp);
 	res->atomic = true;
 	res->first_psn = pkt->psn;
 	res->last_psn = pkt->psn;
-	/* ODP: fault in before the spinlock, keep it present until done. */
-	err = sroce_mr_hold(mr, va, 8);
 	if (!err) {
 		spin_lock_irqsave(&sroce_atomic_lock, flags);
 		err = sroce_mr_copy_held(mr, va, &val, 8, false);
@@ -636,6 +646,7 @@ static enum sroce_resp_err sroce_resp_write(struct sroce_qp *qp,
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	enum sroce_resp_err ret = SROCE_RESP_OK;
 	struct sroce_mr *mr = NULL;
+	int err;
 
 	if (pkt->flags & SROCE_F_RETH) {
 		struct sroce_reth *reth = sroce_ext(skb, 0);
@@ -665,8 +676,11 @@ static enum sroce_resp_err sroce_resp_write(struct sroce_qp *qp,
 					    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
 		if (!mr)
 			return SROCE_RESP_ACCESS;
-		if (sroce_payload_to_mr(skb, mr, qp->resp.va)) {
-			ret = SROCE_RESP_ACCESS;
+		err = sroce_payload_to_mr(skb, mr, qp->resp.va);
+		if (err) {
+			/* -EAGAIN: an ODP page on its way (odp.c) */
+			ret = err == -EAGAIN ? SROCE_RESP_RNR :
+					       SROCE_RESP_ACCESS;
 			goto out;
 		}
 	}
@@ -720,6 +734,8 @@ static enum sroce_resp_err sroce_resp_atomic_write(struct sroce_qp *qp,
 	memcpy(&val, sroce_ext(skb, sizeof(*reth)), 8);
 	err = sroce_mr_store64(mr, va, val);
 	sroce_mr_put(mr);
+	if (err == -EAGAIN)
+		return SROCE_RESP_RNR;	/* an ODP page on its way */
 	if (err)
 		return err == -EINVAL ? SROCE_RESP_INV_REQ : SROCE_RESP_ACCESS;
 	sroce_resp_empty_read(qp, sroce_pkt(skb)->psn);
@@ -789,14 +805,18 @@ static enum sroce_resp_err sroce_resp_send(struct sroce_qp *qp,
 {
 	struct sroce_recv_wqe *wqe = (struct sroce_recv_wqe *)qp->resp.wqe;
 	struct sroce_pkt *pkt = sroce_pkt(skb);
+	int err;
 
 	if (pkt->paylen > qp->resp.length - qp->resp.offset) {
 		sroce_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR);
 		return SROCE_RESP_INV_REQ;
 	}
-	if (pkt->paylen &&
-	    sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
-				 qp->resp.offset)) {
+	err = pkt->paylen ?
+	      sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
+				   qp->resp.offset) : 0;
+	if (err == -EAGAIN)
+		return SROCE_RESP_RNR;	/* an ODP page on its way */
+	if (err) {
 		sroce_resp_complete(qp, NULL, IB_WC_LOC_PROT_ERR);
 		return SROCE_RESP_OP_ERR;
 	}
@@ -940,6 +960,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	struct sroce_deth *deth = sroce_ext(skb, 0);
 	struct sroce_recv_wqe *wqe;
+	int err;
 	union {
 		u8 raw[40];
 		struct {
@@ -975,12 +996,23 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 		memcpy(&grh.ip4, ip_hdr(skb), sizeof(grh.ip4));
 		wc.network_hdr_type = RDMA_NETWORK_IPV4;
 	}
+	err = sizeof(grh) + pkt->paylen > qp->resp.length ? 0 :
+	      sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, 0, grh.raw,
+			     sizeof(grh), true) ?:
+	      sroce_payload_to_sge(skb, qp, wqe->dma.sge, wqe->dma.num_sge,
+				   sizeof(grh));
+	if (err == -EAGAIN) {
+		/*
+		 * An ODP page on its way: a datagram cannot be asked for
+		 * again, so it is dropped; the WQE waits for the next.
+		 */
+		qp->resp.has_wqe = true;
+		sroce_count_drop(sdev, SROCE_CNT_DROP_NO_WQE);
+		return;
+	}
 	if (sizeof(grh) + pkt->paylen > qp->resp.length) {
 		wc.status = IB_WC_LOC_LEN_ERR;
-	} else if (sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, 0,
-				  grh.raw, sizeof(grh), true) ||
-		   sroce_payload_to_sge(skb, qp, wqe->dma.sge,
-					wqe->dma.num_sge, sizeof(grh))) {
+	} else if (err) {
 		wc.status = IB_WC_LOC_PROT_ERR;
 	} else {
 		wc.byte_len = sizeof(grh) + pkt->paylen;

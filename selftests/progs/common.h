@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the test programs: TAP checks and opening a device by
- * name. Header-only; each program includes it once.
+ * Helpers shared by the test programs: TAP checks, opening a device by
+ * name, connecting two RC QPs of one device. Header-only; each program
+ * includes it once.
  */
 #ifndef SROCE_TEST_COMMON_H
 #define SROCE_TEST_COMMON_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -84,6 +86,49 @@ static __attribute__((unused)) char *uverbs_maps(void)
 	if (f)
 		fclose(f);
 	return buf;
+}
+
+/*
+ * Connect RC QP @qp of @c to QP @dqpn of the same device (GID index
+ * @gidx), through RTR to RTS: MTU 1024, every remote access, RNR timer
+ * 2.56 ms, retries for ever on RNR. 0 on success.
+ */
+static int __attribute__((unused))
+rc_connect(struct ibv_context *c, struct ibv_qp *qp, uint32_t dqpn, int gidx)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 16;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.sgid_index = gidx;
+	if (ibv_query_gid(c, 1, gidx, &a.ah_attr.grh.dgid) ||
+	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 #endif /* SROCE_TEST_COMMON_H */
