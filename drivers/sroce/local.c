@@ -168,6 +168,31 @@ u32 sroce_frags_from_mr(struct sroce_qp *qp, struct sroce_frags *f,
 }
 
 /*
+ * @n bytes of @frag, which begin @off bytes into the payload, to @fn. A
+ * fragment may span pages (a compound page): each is mapped on its own,
+ * which matters where pages may be in high memory.
+ */
+static int sroce_frag_walk(const skb_frag_t *frag, u32 n, u32 off,
+			   int (*fn)(void *arg, void *buf, u32 len, u32 off),
+			   void *arg)
+{
+	u32 p_off, p_len, done;
+	struct page *p;
+	void *va;
+	int err;
+
+	skb_frag_foreach_page(frag, skb_frag_off(frag), n, p, p_off, p_len,
+			      done) {
+		va = kmap_local_page(p);
+		err = fn(arg, va + p_off, p_len, off + done);
+		kunmap_local(va);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * The payload of a received packet, linear or in page fragments, piece by
  * piece: @fn(@arg, bytes, length, offset into the payload). Stops at the
  * first error and returns it.
@@ -191,10 +216,8 @@ static int sroce_payload_walk(struct sk_buff *skb,
 		    i < skb_shinfo(skb)->nr_frags; i++) {
 		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
 		u32 n = min(skb_frag_size(frag), pkt->paylen - off);
-		void *va = kmap_local_page(skb_frag_page(frag));
 
-		err = fn(arg, va + skb_frag_off(frag), n, off);
-		kunmap_local(va);
+		err = sroce_frag_walk(frag, n, off, fn, arg);
 		off += n;
 	}
 	if (!err && off != pkt->paylen)
