@@ -9,7 +9,8 @@
 #   7.2   sid: image unpacked into the cache; the module builds inside a sid
 #         chroot (its headers need gcc-16 and glibc 2.38 host tools)
 #   debug bookworm's linux-source-6.1 built here with the checks of
-#         selftests/debug.config (KASAN, lockdep, kmemleak, UBSAN...); the
+#         selftests/debug.config (KASAN, lockdep, kmemleak, UBSAN...; no
+#         DWARF, which sroce.ko gets from KCFLAGS=-g instead); the
 #         build tree is the KDIR. Rebuilt when the source package or the
 #         fragment changes (both are in the cache directory's name).
 #
@@ -274,6 +275,11 @@ env_debug() {
 	ver=$(dpkg-query -W -f='${Version}' "$DEBUG_SRC_PKG")
 	sum=$(sha256sum "$DEBUG_FRAGMENT" | cut -c1-12)
 	dir=$CACHE/k-debug-$ver-$sum
+	# make check builds it in the background while it sets up the other
+	# kernels, and asks for it again later: the second caller waits.
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/k-debug.lock"
+	flock 9
 	if [ ! -f "$dir/ready" ]; then
 		# Builds of another source or fragment are large: drop those that
 		# no run used or built for a day (another branch may use one).
@@ -284,6 +290,7 @@ env_debug() {
 		debug_build "$dir"
 	fi
 	touch "$dir/ready"	# its age says when it was last used
+	exec 9>&-
 	KDIR=$dir/build
 	KREL=$(cat "$KDIR/include/config/kernel.release")
 	VMLINUZ=$KDIR/arch/x86/boot/bzImage
@@ -313,12 +320,17 @@ env)
 	;;
 make)
 	[ $# -ge 2 ] || die "usage: kernels.sh make KVER ARGS..."
-	kernel_env "$2"
+	kver=$2
+	kernel_env "$kver"
 	shift 2
 	# The caller's make must not hand KVER down to ours again.
 	unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 	if [ -n "$CHROOT" ]; then
 		in_chroot "$CHROOT" "$top" make KVER= KDIR="$KDIR" "$@"
+	elif [ "$kver" = debug ]; then
+		# the debug kernel has no DWARF (debug.config): the module's
+		# own, for scripts/faddr2line on drivers/sroce/sroce.ko
+		make -C "$top" KVER= KDIR="$KDIR" KCFLAGS=-g "$@"
 	else
 		make -C "$top" KVER= KDIR="$KDIR" "$@"
 	fi
