@@ -216,14 +216,15 @@ vm_initramfs() {
 }
 
 # The time a run of make check may take: the CI gives it 90 minutes and
-# .ci/run is to stay under 80, so 79 (the summary takes seconds). Each VM's total timeout is cut to what is
-# left of CHECK_BUDGET seconds from the start (CHECK_T0, date +%s, which
-# .ci/run sets before it installs anything; else this script's), less a
-# minute for the summary, and a VM that would have under two minutes does
-# not boot: a run that goes over, by a hang or a slow host, ends with its
-# failures and its slowest tests listed, rather than being killed with
-# nothing said. Only the whole suite (make check with no KVER or T) has a
-# budget unless one is set (below, once the options are known).
+# .ci/run is to stay under 80, so 79 (the summary takes seconds). Each
+# VM's total timeout is cut to what is left of CHECK_BUDGET seconds from
+# the start (CHECK_T0, date +%s, which .ci/run sets before it installs
+# anything; else this script's), less a minute for the summary, and a VM
+# that would have under two minutes does not boot: a run that goes over,
+# by a hang or a slow host, ends with its failures and its slowest tests
+# listed, rather than being killed with nothing said. Only the whole suite
+# (make check with no KVER or T) has a budget unless one is set (below,
+# once the options are known).
 budget=${CHECK_BUDGET:-4740}
 start=${CHECK_T0:-$(date +%s)}
 
