@@ -463,8 +463,8 @@ echo "TAP version 13"
 # Lanes: the VMs of the kernels in BG_KERNELS (default: 7.2, then debug)
 # run one after another in the background, beside the others' in the
 # foreground, and report at the end (PARALLEL=0: all in turn). QEMU runs
-# one VM on about one of the two cores: the debug and 7.2 VMs took 1,662
-# and 656 s, beside 6.1's 1,440 s and 6.12's 598 s. Their host checks,
+# one VM on about one of the two cores: the 7.2 and debug VMs took 576
+# and 1,620 s, beside 6.1's 1,299 s and 6.12's 570 s. Their host checks,
 # module build and initramfs come first, in the foreground; the first
 # kernel asked for never goes to the background (it runs the whole suite).
 bg_kernels=""

@@ -320,16 +320,15 @@ env)
 	;;
 make)
 	[ $# -ge 2 ] || die "usage: kernels.sh make KVER ARGS..."
-	kver=$2
-	kernel_env "$kver"
+	kernel_env "$2"
 	shift 2
 	# The caller's make must not hand KVER down to ours again.
 	unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 	if [ -n "$CHROOT" ]; then
 		in_chroot "$CHROOT" "$top" make KVER= KDIR="$KDIR" "$@"
-	elif [ "$kver" = debug ]; then
-		# the debug kernel has no DWARF (debug.config): the module's
-		# own, for scripts/faddr2line on drivers/sroce/sroce.ko
+	elif grep -qx 'CONFIG_DEBUG_INFO_NONE=y' "$KDIR/.config"; then
+		# a kernel without DWARF (the debug kernel): the module's own,
+		# for scripts/faddr2line on drivers/sroce/sroce.ko
 		make -C "$top" KVER= KDIR="$KDIR" KCFLAGS=-g "$@"
 	else
 		make -C "$top" KVER= KDIR="$KDIR" "$@"
