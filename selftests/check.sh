@@ -57,7 +57,7 @@ if [ -n "$tests" ]; then
 	done
 	[ -n "$tests" ] || [ "$two_host" = 1 ] || tests=none
 fi
-OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
+OTHER_TESTS=${OTHER_TESTS:-device/*,net/*,verbs/*,transport/*,rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
 # The debug kernel beside the others: everything but the load tests, whose
 # bulk traffic (perftest over all sizes, 1,000 x 64 KiB, 320 MiB of READs)
 # takes tens of minutes under KASAN and TCG and finds nothing the others do
@@ -86,7 +86,7 @@ OTHER_TESTS=${OTHER_TESTS:-device/*,verbs/*,transport/*,rdmacore/*,rc/pingpong,r
 # take four minutes under KASAN, which does not watch user accesses to
 # pages anyway.
 DEBUG_WIRE=wire/dup_read,wire/reorder
-DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types|ring_escape),verbs/*,$DEBUG_WIRE,transport/ud,transport/xsrq,rc/errors,rc/fail_random,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
+DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types|ring_escape),net/*,verbs/*,$DEBUG_WIRE,transport/ud,transport/xsrq,rc/errors,rc/fail_random,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
 
 build=$top/build
 mkdir -p "$build"

@@ -4,9 +4,11 @@
  * and port queries, and the port state that follows the netdev.
  */
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/stringify.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 
@@ -294,6 +296,33 @@ static const struct ib_device_ops sroce_dev_ops = {
 };
 
 /*
+ * A device on a VLAN netdev is registered on the port under it: the core
+ * finds GIDs for a port and the VLANs above it, never for a VLAN netdev
+ * as a port. Of what it finds there, the device keeps its own VLAN's
+ * GIDs; the core logs each one refused.
+ */
+static int sroce_add_vlan_gid(const struct ib_gid_attr *attr, void **context)
+{
+	/*
+	 * The entry is not valid yet (no rdma_read_gid_attr_ndev_rcu()), but
+	 * holds its netdev: only the pointer is compared.
+	 */
+	if (rcu_access_pointer(attr->ndev) != to_sdev(attr->device)->ndev)
+		return -EADDRNOTAVAIL;
+	return 0;
+}
+
+static int sroce_del_vlan_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return 0;
+}
+
+static const struct ib_device_ops sroce_vlan_ops = {
+	.add_gid = sroce_add_vlan_gid,
+	.del_gid = sroce_del_vlan_gid,
+};
+
+/*
  * Recompute the port state and MTU from the netdev. With @notify, a change
  * of state is reported to RDMA consumers as a port event. Caller holds RTNL
  * (or owns the device exclusively, before registration).
@@ -350,6 +379,8 @@ struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	 * ->dealloc_driver, registered or not.
 	 */
 	ib_set_device_ops(&sdev->ibdev, &sroce_dev_ops);
+	if (is_vlan_dev(ndev))
+		ib_set_device_ops(&sdev->ibdev, &sroce_vlan_ops);
 
 	return sdev;
 }
@@ -377,8 +408,12 @@ int sroce_dev_register(struct sroce_dev *sdev, const char *name)
 
 	sroce_init_attr(sdev);
 
-	/* This makes the core fill the GID table from the netdev's addresses. */
-	err = ib_device_set_netdev(ibdev, ndev, SROCE_PORT);
+	/*
+	 * This makes the core fill the GID table from the netdev's addresses
+	 * (a VLAN's: from its port's, sroce_add_vlan_gid()).
+	 */
+	err = ib_device_set_netdev(ibdev, is_vlan_dev(ndev) ?
+				   vlan_dev_real_dev(ndev) : ndev, SROCE_PORT);
 	if (err)
 		return err;
 

@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/hashtable.h>
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 
@@ -33,6 +34,29 @@ static struct sroce_dev *sroce_table_find(struct net_device *ndev)
 				   (unsigned long)ndev)
 		if (sdev->ndev == ndev)
 			return sdev;
+	return NULL;
+}
+
+/*
+ * The device that serves @ndev's traffic already: one on it, on the port
+ * under it if it is a VLAN, or on a VLAN above it. A device on a port has
+ * the GIDs of its VLANs as well, so two such devices would share them.
+ */
+static struct sroce_dev *sroce_table_find_near(struct net_device *ndev)
+{
+	struct sroce_dev *sdev = sroce_table_find(ndev);
+	struct net_device *upper;
+	struct list_head *iter;
+
+	if (!sdev && is_vlan_dev(ndev))
+		sdev = sroce_table_find(vlan_dev_real_dev(ndev));
+	if (sdev)
+		return sdev;
+	netdev_for_each_upper_dev_rcu(ndev, upper, iter) {
+		sdev = is_vlan_dev(upper) ? sroce_table_find(upper) : NULL;
+		if (sdev)
+			return sdev;
+	}
 	return NULL;
 }
 
@@ -75,13 +99,26 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 		return -EOPNOTSUPP;
 	}
 
+	/* Its port's GIDs are found in the port's namespace (device.c). */
+	if (is_vlan_dev(ndev) &&
+	    !net_eq(dev_net(ndev), dev_net(vlan_dev_real_dev(ndev)))) {
+		pr_info("sroce: VLAN %s is not in its port's network namespace\n",
+			ndev->name);
+		return -EOPNOTSUPP;
+	}
+
 	mutex_lock(&sroce_link_mutex);
 	rcu_read_lock();
-	sdev = sroce_table_find(ndev);
+	sdev = sroce_table_find_near(ndev);
 	rcu_read_unlock();
 	if (sdev) {
-		pr_info("sroce: %s already carries device %s\n", ndev->name,
-			dev_name(&sdev->ibdev.dev));
+		if (sdev->ndev == ndev)
+			pr_info("sroce: %s already carries device %s\n",
+				ndev->name, dev_name(&sdev->ibdev.dev));
+		else
+			pr_info("sroce: %s: device %s on %s serves its traffic\n",
+				ndev->name, dev_name(&sdev->ibdev.dev),
+				sdev->ndev->name);
 		err = -EEXIST;
 		goto out_unlock;
 	}

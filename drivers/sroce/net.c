@@ -7,6 +7,7 @@
  */
 #include <linux/error-injection.h>
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -77,7 +78,9 @@ struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
 				unsigned int iblen)
 {
 	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
-	unsigned int room = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
+	/* A VLAN above the port (the AV's netdev) adds its tag. */
+	unsigned int room = LL_RESERVED_SPACE(ndev) + VLAN_HLEN +
+			    sizeof(struct udphdr) +
 			    (sroce_av_ipv6(av) ? sizeof(struct ipv6hdr) :
 						 sizeof(struct iphdr));
 	unsigned int size = room + iblen + SROCE_ICRC_SIZE;
@@ -123,14 +126,15 @@ void sroce_skb_done(struct sroce_qp *qp, struct sk_buff *skb)
  * The routes: looked up per packet, but for the QP's own address vector
  * (RC, UC) kept in its dst_cache, which checks the entry is still valid
  * (dst_check) and is reset when the AV changes. With BHs off, as the
- * per-CPU cache needs.
+ * per-CPU cache needs. The output device is the source GID's netdev: the
+ * port's, or a VLAN above it, whose GIDs the core puts in our table too.
  */
 static int sroce_route4(struct net *net, struct sroce_dev *sdev,
 			const struct sroce_av *av, struct dst_cache *cache,
 			struct sk_buff *skb)
 {
 	struct flowi4 fl = {
-		.flowi4_oif = sdev->ndev->ifindex,
+		.flowi4_oif = av->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = av->daddr.in4.sin_addr.s_addr,
 		.saddr = av->saddr.in4.sin_addr.s_addr,
@@ -159,7 +163,7 @@ static int sroce_route6(struct net *net, struct sroce_dev *sdev,
 			struct sk_buff *skb)
 {
 	struct flowi6 fl = {
-		.flowi6_oif = sdev->ndev->ifindex,
+		.flowi6_oif = av->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = av->daddr.in6.sin6_addr,
 		.saddr = av->saddr.in6.sin6_addr,
@@ -328,6 +332,13 @@ static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
 		return err;
 	}
 
+	/*
+	 * The priority a VLAN's egress QoS map turns into the 802.1p bits
+	 * (and a qdisc's priority map into a traffic class): the SL, which
+	 * rdma_cm derives from the ToS through that map as RoCE NICs do,
+	 * or else the traffic class's, as for a socket's IP_TOS.
+	 */
+	skb->priority = av->sl ?: rt_tos2priority(av->traffic_class);
 	sroce_txbuf_track(qp, skb);
 	if (v6) {
 		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
@@ -419,6 +430,9 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 	sdev = sroce_dev_get_by_netdev(skb->dev);
+	/* Tagged for a VLAN above a device's port: that device's. */
+	if (!sdev && is_vlan_dev(skb->dev))
+		sdev = sroce_dev_get_by_netdev(vlan_dev_real_dev(skb->dev));
 	if (!sdev) {
 		kfree_skb(skb);
 		return 0;
@@ -552,6 +566,11 @@ static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
 		kfree_skb(skb);
 		return NULL;
+	}
+	/* A datagram's work completion names its VLAN (resp.c). */
+	if (is_vlan_dev(skb->dev)) {
+		pkt->has_vlan = true;
+		pkt->vlan_id = vlan_dev_vlan_id(skb->dev);
 	}
 	__skb_pull(skb, SROCE_UDP_HLEN);
 	/* Drops the ICRC; fails only to unshare a cloned head (a tap). */

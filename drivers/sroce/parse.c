@@ -154,6 +154,7 @@ enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
 	pkt->se = !!(bth->flags & SROCE_BTH_SE);
 	pkt->span = 1;
 	pkt->local = false;
+	pkt->has_vlan = false;
 	return SROCE_PARSE_OK;
 }
 

@@ -32,6 +32,8 @@ struct sroce_pkt {
 	 */
 	u16	span;
 	bool	local;		/* looped back inside the device (net.c) */
+	bool	has_vlan;	/* received on a VLAN netdev: vlan_id is its */
+	u16	vlan_id;
 };
 
 /* What the checks make of a packet; the caller counts the last two. */

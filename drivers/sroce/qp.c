@@ -586,6 +586,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		rdma_ah_set_grh(&attr->ah_attr, &qp->av.dgid,
 				qp->av.flow_label, qp->av.sgid_index,
 				qp->av.hop_limit, qp->av.traffic_class);
+		rdma_ah_set_sl(&attr->ah_attr, qp->av.sl);
 		memcpy(attr->ah_attr.roce.dmac, qp->av.dmac, ETH_ALEN);
 	}
 	sroce_qp_unlock(qp);

@@ -996,6 +996,11 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 		memcpy(&grh.ip4, ip_hdr(skb), sizeof(grh.ip4));
 		wc.network_hdr_type = RDMA_NETWORK_IPV4;
 	}
+	/* The CM finds the GID a request came to by its VLAN too. */
+	if (pkt->has_vlan) {
+		wc.wc_flags |= IB_WC_WITH_VLAN;
+		wc.vlan_id = pkt->vlan_id;
+	}
 	err = sizeof(grh) + pkt->paylen > qp->resp.length ? 0 :
 	      sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, 0, grh.raw,
 			     sizeof(grh), true) ?:

@@ -107,7 +107,10 @@ struct sroce_av {
 	u8			sgid_index;
 	u8			hop_limit;
 	u8			traffic_class;
+	u8			sl;
 	u32			flow_label;
+	/* The source GID's netdev: the port's, or a VLAN above it (net.c) */
+	int			ifindex;
 	union ib_gid		dgid;
 	union {
 		struct sockaddr_in	in4;

@@ -95,7 +95,9 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sgid_attr;
+	struct net_device *ndev;
 	enum rdma_network_type type;
+	int ifindex;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) ||
@@ -115,8 +117,21 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 	    ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw))
 		return -EINVAL;
 
+	/*
+	 * The packets leave through the GID's netdev: a VLAN's GID sends
+	 * tagged on that VLAN, as a RoCE NIC does (net.c routes by it).
+	 */
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	ifindex = IS_ERR(ndev) ? 0 : ndev->ifindex;
+	rcu_read_unlock();
+	if (!ifindex)
+		return -ENODEV;
+
 	memset(av, 0, sizeof(*av));
 	av->network_type = type;
+	av->ifindex = ifindex;
+	av->sl = rdma_ah_get_sl(attr);
 	av->sgid_index = grh->sgid_index;
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
@@ -199,6 +214,7 @@ int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 	rdma_ah_set_grh(attr, &ah->av.dgid, ah->av.flow_label,
 			ah->av.sgid_index, ah->av.hop_limit,
 			ah->av.traffic_class);
+	rdma_ah_set_sl(attr, ah->av.sl);
 	memcpy(attr->roce.dmac, ah->av.dmac, ETH_ALEN);
 	return 0;
 }
