@@ -22,10 +22,15 @@
 
 #include "sroce.h"
 
-/* Whether packets to @av stay inside this device (its own MAC). */
+/*
+ * Whether packets to @av stay inside this device: to one of its GIDs, at
+ * its own MAC. The MAC alone is not enough: the ipvlan slaves of one port
+ * share it, and a link without ARP (ipvlan L3) resolves every address to it.
+ */
 bool sroce_av_local(struct sroce_qp *qp, const struct sroce_av *av)
 {
-	return ether_addr_equal(av->dmac, to_sdev(qp->ibqp.device)->ndev->dev_addr);
+	return av->dgid_ours &&
+	       ether_addr_equal(av->dmac, to_sdev(qp->ibqp.device)->ndev->dev_addr);
 }
 
 /*

@@ -108,6 +108,7 @@ struct sroce_av {
 	u8			hop_limit;
 	u8			traffic_class;
 	u8			sl;
+	bool			dgid_ours;	/* a GID of this device's */
 	u32			flow_label;
 	/* The source GID's netdev: the port's, or a VLAN above it (net.c) */
 	int			ifindex;

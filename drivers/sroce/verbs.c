@@ -94,7 +94,7 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 		       const struct rdma_ah_attr *attr)
 {
 	const struct ib_global_route *grh;
-	const struct ib_gid_attr *sgid_attr;
+	const struct ib_gid_attr *sgid_attr, *dgid_attr;
 	struct net_device *ndev;
 	enum rdma_network_type type;
 	int ifindex;
@@ -138,6 +138,13 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 	av->flow_label = grh->flow_label;
 	av->dgid = grh->dgid;
 	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
+	dgid_attr = rdma_find_gid_by_port(&sdev->ibdev, &grh->dgid,
+					  IB_GID_TYPE_ROCE_UDP_ENCAP,
+					  SROCE_PORT, NULL);
+	if (!IS_ERR(dgid_attr)) {
+		av->dgid_ours = true;
+		rdma_put_gid_attr(dgid_attr);
+	}
 	rdma_gid2ip((struct sockaddr *)&av->saddr, &sgid_attr->gid);
 	rdma_gid2ip((struct sockaddr *)&av->daddr, &grh->dgid);
 	return 0;
