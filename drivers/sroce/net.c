@@ -303,7 +303,8 @@ static void sroce_push_headers(struct sk_buff *skb, const struct sroce_av *av,
 /*
  * @skb, whose IP and UDP headers are pushed, onto the wire: its ICRC after
  * @iblen bytes of IB headers and payload, a route (cached per QP for its
- * own AV), the IP layer.
+ * own AV), the IP layer. Returns -EAGAIN if a full qdisc dropped it, else
+ * 0: sent, or lost for good (counted in send_err).
  */
 static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
 			   struct sk_buff *skb, unsigned int iblen)
@@ -327,9 +328,10 @@ static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
 		   sroce_route4(net, sdev, av, cache, skb);
 	local_bh_enable();
 	if (err) {
+		/* No route (the netdev down, its address gone): lost, as below. */
 		sroce_count(sdev, SROCE_CNT_SEND_ERR);
 		kfree_skb(skb);
-		return err;
+		return 0;
 	}
 
 	/*
@@ -347,9 +349,17 @@ static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 		err = ip_local_out(net, sdev->sn->sock4->sk, skb);
 	}
-	if (unlikely(net_xmit_eval(err))) {
+	err = net_xmit_eval(err);
+	if (unlikely(err)) {
 		sroce_count(sdev, SROCE_CNT_SEND_ERR);
-		return -EAGAIN;
+		/*
+		 * A full qdisc (NET_XMIT_DROP) passes: sent again in a jiffy.
+		 * An error lasts (larger than the path MTU, the netdev down):
+		 * the packet counts as sent and lost on the way, for the
+		 * retransmission timer and the QP's retry count to decide, as
+		 * for a loss on the wire; retried at once, it would never end.
+		 */
+		return err > 0 ? -EAGAIN : 0;
 	}
 	return 0;
 }
