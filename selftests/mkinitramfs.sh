@@ -355,7 +355,7 @@ MODS=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm veth dummy udp_tunn
 	nfsd nfs nfsv3 nfsv4 rpcrdma target_core_file iscsi_target_mod ib_isert ib_iser iscsi_tcp crc32c_generic
 	sd_mod
 	null_blk bridge 8021q virtio_net virtio_pci ib_uverbs_support crc32_generic sch_netem sch_tbf
-	sch_ingress cls_matchall act_gact sch_prio cls_u32)
+	sch_ingress cls_matchall act_gact sch_prio cls_u32 macvlan ipvlan vxlan geneve bonding)
 
 # modprobe -d wants DIR/lib/modules/KVER; build that view for either layout
 MODBASE=$TMP/modbase
