@@ -14,7 +14,21 @@
 #    other (not the port's, not VLAN 100's); pingpong and rping over it,
 #    every frame tagged 200. A device on the port beneath is refused (it
 #    would have the VLAN's GIDs too); one on VLAN 100 beside it is not.
+#
+# With DRIVER=rxe (net/vlan_rxe) the same with rdma_rxe, for the user
+# guide's comparison: what it does differently is asserted as such.
 . /tests/lib.sh
+DRIVER=${DRIVER:-sroce}
+if [[ $DRIVER == rxe ]]; then
+	sroce_unload
+	modprobe rdma_rxe || fail "modprobe rdma_rxe"
+	at_exit "rmmod rdma_rxe"
+	link_add() {
+		SROCE_LINKS+=("$1")
+		"$IP" netns exec "$3" "$RDMA" link add "$1" type rxe netdev "$2"
+	}
+	sroce_load() { :; }
+fi
 
 modprobe -a 8021q rdma_ucm 2>/dev/null || true
 [[ -d /sys/module/8021q ]] || skip "no 8021q module"
@@ -95,6 +109,13 @@ bg_wait srv 60 || src=$?
 rping_to sroce_b fd00:100::2
 cap_stop
 assert_eq "$(cap_count untagged)" 0 "untagged RoCE frames"
+if [[ $DRIVER == rxe ]]; then
+	# rdma_rxe leaves skb->priority 0: PCP 0 whatever the SL or ToS
+	assert_eq "$(cap_count "vlan 100 pcp 0")" "$(cap_total)" "rdma_rxe: PCP 0"
+	assert_fail_errno "Operation not permitted" "rdma_rxe on a VLAN netdev" \
+		in_a "$RDMA" link add rxe_c type rxe netdev va.200
+	pass
+fi
 (($(cap_count "vlan 100 pcp 3") >= 200)) || fail "SL 3: $(cap_count "vlan 100 pcp 3") frames with PCP 3"
 (($(cap_count "vlan 100 pcp 6") >= 200)) || fail "ToS 16: $(cap_count "vlan 100 pcp 6") frames with PCP 6"
 (($(cap_count "vlan 100 pcp 0") >= 40)) || fail "rping: $(cap_count "vlan 100 pcp 0") frames with PCP 0"
