@@ -21,17 +21,17 @@ ga=$(gid_index sroce_a 192.0.2.1)
 gb=$(gid_index sroce_b 192.0.2.2)
 c() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 
-# run NAME: rc_data integrity in the background, output in NAME.log
-run() { bg_run "$1" timeout 240 rc_data integrity sroce_a "$ga" sroce_b "$gb" 4 120; }
+# run NAME [OPS]: rc_data integrity in the background, output in NAME.log
+run() { bg_run "$1" timeout 240 rc_data integrity sroce_a "$ga" sroce_b "$gb" 4 "${2:-60}"; }
 # busy: until the QPs are connected and sending
 busy() {
 	local p0
 	p0=$(c sroce_a sent_pkts)
-	wait_for 60 "traffic" eval '(($(c sroce_a sent_pkts) > p0 + 500))'
+	wait_for 60 "traffic" eval '(($(c sroce_a sent_pkts) > p0 + 200))'
 }
 
 log "link down and up under traffic"
-run flap
+run flap 600
 busy
 ip -n hb link set vb down
 sleep 0.2
@@ -47,7 +47,7 @@ ip -n ha link set va mtu 9000
 ip -n hb link set vb mtu 9000
 wait_for 10 "active MTU 4096" eval \
 	'ibv_devinfo -d sroce_a | grep -q "active_mtu:.*4096"'
-run mtu
+run mtu 600
 busy
 ip -n ha link set va mtu 1500
 ip -n hb link set vb mtu 1500
