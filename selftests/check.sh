@@ -57,7 +57,9 @@ if [ -n "$tests" ]; then
 	done
 	[ -n "$tests" ] || [ "$two_host" = 1 ] || tests=none
 fi
-OTHER_TESTS=${OTHER_TESTS:-device/*,net/*,verbs/*,transport/*,rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
+# net/bond only on 6.1: on 7.2 under TCG a bond's failover met an "Oops:
+# int3" in bond_start_xmit (code patched live, Documentation/testing.md).
+OTHER_TESTS=${OTHER_TESTS:-device/*,net/!(bond),verbs/*,transport/*,rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
 # The debug kernel beside the others: everything but the load tests, whose
 # bulk traffic (perftest over all sizes, 1,000 x 64 KiB, 320 MiB of READs)
 # takes tens of minutes under KASAN and TCG and finds nothing the others do
