@@ -559,6 +559,23 @@ wait_tcp_listen() {
 	wait_for 30 "a TCP listener on port $2 ${1:+in $1}" _lib_tcp_listening "$1" "$hex"
 }
 
+# rping_exit_race OUTPUT PINGS: whether an rping that exited 255 hit its
+# own exit race, and only that: Debian's rping (rdma-core 44) destroys the
+# CM event channel in main() while its cm_thread may still be reading it,
+# and that thread then exits the process with 255 and "rdma_get_cm_event:
+# Bad file descriptor" (later rdma-core stops the thread first, through an
+# eventfd). OUTPUT must show PINGS verified pings and a clean disconnect
+# (a server's wait for the next ping ended by it: state 10 is
+# DISCONNECTED), and nothing else. Outside sroce; see cm/connect300.
+rping_exit_race() {
+	local n
+	n=$(grep -cE '^(server )?ping data: ' <<<"$1" || true)
+	((n >= $2)) || return 1
+	[[ $(grep -vE -e '^(server )?ping data: ' -e '^(client|server) DISCONNECT EVENT...$' \
+		-e '^wait for RDMA_READ_ADV state 10$' <<<"$1") == \
+		'rdma_get_cm_event: Bad file descriptor' ]]
+}
+
 # wait_cm_listen [DEV]: until an RDMA CM ID listens (on DEV, if given): rping,
 # rdmacm-utils, perftest -R
 wait_cm_listen() {
