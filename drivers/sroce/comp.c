@@ -74,7 +74,7 @@ MODULE_PARM_DESC(min_ack_timeout_ms,
  * nsecs_to_jiffies() rounded it down to 16, which fired after 60-64 ms and
  * resent to a peer still within its 67 ms).
  */
-static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
+unsigned long sroce_comp_ack_timeout(struct sroce_qp *qp)
 {
 	u8 t = qp->attr.timeout;
 
@@ -93,7 +93,7 @@ static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
  */
 unsigned long sroce_comp_probe_delay(struct sroce_qp *qp)
 {
-	unsigned long t = sroce_ack_timeout(qp);
+	unsigned long t = sroce_comp_ack_timeout(qp);
 
 	return max(t ? t / 4 : msecs_to_jiffies(16), 2UL);
 }
@@ -112,7 +112,7 @@ static void sroce_comp_deadline(struct sroce_qp *qp, unsigned long t)
 /* Packets are outstanding: start the timeout unless it is running. */
 void sroce_comp_arm(struct sroce_qp *qp)
 {
-	unsigned long t = sroce_ack_timeout(qp);
+	unsigned long t = sroce_comp_ack_timeout(qp);
 
 	if (t && !READ_ONCE(qp->comp.armed))
 		sroce_comp_deadline(qp, t);
@@ -124,7 +124,7 @@ void sroce_comp_arm(struct sroce_qp *qp)
  */
 void sroce_comp_restart(struct sroce_qp *qp)
 {
-	unsigned long t = sroce_ack_timeout(qp);
+	unsigned long t = sroce_comp_ack_timeout(qp);
 
 	if (t)
 		sroce_comp_deadline(qp, t);
@@ -133,7 +133,7 @@ void sroce_comp_restart(struct sroce_qp *qp)
 /* A response came: the timeout starts again, or stops when all is acked. */
 static void sroce_comp_rearm(struct sroce_qp *qp)
 {
-	unsigned long t = sroce_ack_timeout(qp);
+	unsigned long t = sroce_comp_ack_timeout(qp);
 
 	if (qp->comp.psn == qp->req.psn_max || !t)
 		WRITE_ONCE(qp->comp.armed, false);

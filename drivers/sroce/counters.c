@@ -55,6 +55,10 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RCVD_NAK_REM_OP].name	= "rcvd_nak_rem_op",
 	[SROCE_CNT_TX_WAIT].name		= "tx_wait",
 	[SROCE_CNT_ODP_WAIT].name		= "odp_wait",
+	[SROCE_CNT_SEND_ERR_ROUTE].name		= "send_err_route",
+	[SROCE_CNT_SEND_ERR_QDISC].name		= "send_err_qdisc",
+	[SROCE_CNT_SEND_ERR_IP].name		= "send_err_ip",
+	[SROCE_CNT_SEND_ERR_OTHER].name		= "send_err_other",
 };
 
 /*
@@ -86,6 +90,12 @@ void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter cause)
 	sroce_count(sdev, SROCE_CNT_RCVD_DROPPED);
 	sroce_count(sdev, cause);
 	trace_sroce_drop(sdev->ibdev.index, cause);
+}
+
+void sroce_count_send_err(struct sroce_dev *sdev, enum sroce_counter cause)
+{
+	sroce_count(sdev, SROCE_CNT_SEND_ERR);
+	sroce_count(sdev, cause);
 }
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,

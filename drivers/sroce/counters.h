@@ -62,6 +62,11 @@ enum sroce_counter {
 	SROCE_CNT_TX_WAIT,
 	/* An access to an ODP page not there yet, tried again later (odp.c) */
 	SROCE_CNT_ODP_WAIT,
+	/* send_err by cause: each counts there and in one of these */
+	SROCE_CNT_SEND_ERR_ROUTE,	/* no route to the peer */
+	SROCE_CNT_SEND_ERR_QDISC,	/* a qdisc or tc dropped it */
+	SROCE_CNT_SEND_ERR_IP,		/* the IP layer: netfilter, MTU, down */
+	SROCE_CNT_SEND_ERR_OTHER,	/* netdev leaving, stale chunk, memory */
 	SROCE_NUM_COUNTERS
 };
 

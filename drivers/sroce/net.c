@@ -301,10 +301,32 @@ static void sroce_push_headers(struct sk_buff *skb, const struct sroce_av *av,
 }
 
 /*
+ * A qdisc dropped a packet of @qp (NET_XMIT_DROP): a full queue, which
+ * drains, so the packet is built and sent again in a jiffy (-EAGAIN). A tc
+ * filter or policer that drops everything would make that a loop without
+ * end: once the drops have lasted an ACK timeout, the packet counts as sent
+ * and lost (0), for the retransmission timer and the retry count to end,
+ * as for a loss on the wire. A QP without a timeout (UD, UC, or an RC QP
+ * that waits for ever) gives it 100 ms.
+ */
+static int sroce_xmit_dropped(struct sroce_qp *qp)
+{
+	unsigned long now = jiffies;
+	unsigned long patience;
+
+	if (!qp->xmit_drop_since) {
+		qp->xmit_drop_since = now ?: 1;
+		return -EAGAIN;
+	}
+	patience = sroce_comp_ack_timeout(qp) ?: msecs_to_jiffies(100);
+	return time_before(now, qp->xmit_drop_since + patience) ? -EAGAIN : 0;
+}
+
+/*
  * @skb, whose IP and UDP headers are pushed, onto the wire: its ICRC after
  * @iblen bytes of IB headers and payload, a route (cached per QP for its
- * own AV), the IP layer. Returns -EAGAIN if a full qdisc dropped it, else
- * 0: sent, or lost for good (counted in send_err).
+ * own AV), the IP layer. Returns -EAGAIN if a qdisc dropped it and it is
+ * to be sent again, else 0: sent, or lost for good (counted in send_err).
  */
 static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
 			   struct sk_buff *skb, unsigned int iblen)
@@ -329,7 +351,7 @@ static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
 	local_bh_enable();
 	if (err) {
 		/* No route (the netdev down, its address gone): lost, as below. */
-		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		sroce_count_send_err(sdev, SROCE_CNT_SEND_ERR_ROUTE);
 		kfree_skb(skb);
 		return 0;
 	}
@@ -350,17 +372,22 @@ static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
 		err = ip_local_out(net, sdev->sn->sock4->sk, skb);
 	}
 	err = net_xmit_eval(err);
-	if (unlikely(err)) {
-		sroce_count(sdev, SROCE_CNT_SEND_ERR);
-		/*
-		 * A full qdisc (NET_XMIT_DROP) passes: sent again in a jiffy.
-		 * An error lasts (larger than the path MTU, the netdev down):
-		 * the packet counts as sent and lost on the way, for the
-		 * retransmission timer and the QP's retry count to decide, as
-		 * for a loss on the wire; retried at once, it would never end.
-		 */
-		return err > 0 ? -EAGAIN : 0;
+	if (unlikely(err > 0)) {
+		sroce_count_send_err(sdev, SROCE_CNT_SEND_ERR_QDISC);
+		return sroce_xmit_dropped(qp);
 	}
+	if (unlikely(err)) {
+		/*
+		 * An error that lasts (a firewall's drop, larger than the path
+		 * MTU, the netdev down): the packet counts as sent and lost on
+		 * the way, for the retransmission timer and the QP's retry
+		 * count to decide; retried at once, it would never end.
+		 */
+		sroce_count_send_err(sdev, SROCE_CNT_SEND_ERR_IP);
+		return 0;
+	}
+	if (unlikely(qp->xmit_drop_since))
+		qp->xmit_drop_since = 0;
 	return 0;
 }
 
@@ -378,7 +405,8 @@ static void sroce_xmit_mcast_loop(struct sroce_qp *qp, struct sk_buff *skb,
 	if (copy)
 		sroce_loop_rcv(qp, copy, urgent);
 	else
-		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_SEND_ERR);
+		sroce_count_send_err(to_sdev(qp->ibqp.device),
+				     SROCE_CNT_SEND_ERR_OTHER);
 }
 
 /*
@@ -397,7 +425,7 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 
 	if (unlikely(READ_ONCE(sdev->ndev_gone))) {
 		/* The netdev is leaving: its namespace's sockets may go. */
-		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		sroce_count_send_err(sdev, SROCE_CNT_SEND_ERR_OTHER);
 		kfree_skb(skb);
 		return -ENODEV;
 	}
@@ -407,7 +435,7 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 		 * on this device (our MAC changed since it was built): it
 		 * may not reach a wire. Built again, as packets, soon.
 		 */
-		sroce_count(sdev, SROCE_CNT_SEND_ERR);
+		sroce_count_send_err(sdev, SROCE_CNT_SEND_ERR_OTHER);
 		kfree_skb(skb);
 		return -EAGAIN;
 	}

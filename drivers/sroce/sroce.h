@@ -277,6 +277,8 @@ struct sroce_qp {
 	struct dst_cache	dst_cache;
 	u16			src_port;
 	u32			mtu;		/* path MTU in bytes */
+	/* When the netdev started to drop our packets, or 0 (net.c); run */
+	unsigned long		xmit_drop_since;
 
 	refcount_t		ref;		/* lookups, wire packets, + 1 */
 	struct completion	released;
@@ -490,6 +492,8 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 
 /* A received packet dropped for @cause (one of SROCE_CNT_DROP_*). */
 void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter cause);
+/* A packet not sent for @cause (one of SROCE_CNT_SEND_ERR_*). */
+void sroce_count_send_err(struct sroce_dev *sdev, enum sroce_counter cause);
 enum sroce_counter sroce_nak_counter(u8 code, bool sent);
 
 /* restrack.c: "rdma resource show ... -dd" */
@@ -539,6 +543,7 @@ bool sroce_completer(struct sroce_qp *qp, int *budget);
 bool sroce_responder(struct sroce_qp *qp, int *budget);
 void sroce_comp_timers_init(struct sroce_qp *qp);
 unsigned long sroce_comp_probe_delay(struct sroce_qp *qp);
+unsigned long sroce_comp_ack_timeout(struct sroce_qp *qp);
 void sroce_comp_arm(struct sroce_qp *qp);
 void sroce_comp_restart(struct sroce_qp *qp);
 void sroce_req_reset(struct sroce_qp *qp);
