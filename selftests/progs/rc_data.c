@@ -7,7 +7,8 @@
  *   rc_data integrity DEV_A GID_A DEV_B GID_B [QPS [OPS [SEED]]]
  *	random SEND / WRITE / WRITE_IMM / READ / CMP_SWAP / FETCH_ADD, 1 B to
  *	4 MiB, random offsets, several SGEs, on several QPs at once; every
- *	byte compared, every completion checked
+ *	byte compared, every completion checked; the QPs' local ACK timeout
+ *	is 14 (67 ms), or $RC_DATA_TIMEOUT
  *   rc_data errors DEV_A GID_A DEV_B GID_B
  *	remote access errors, invalid requests, RNR and retry exhaustion,
  *	flush, each with its exact work completion status
@@ -361,10 +362,14 @@ static int integrity(int nqp, int nops)
 	struct op t[MAXQP];
 	struct ibv_wc wc[MAXQP];
 	int i, n, round, want, bad = 0, done = 0, count[6] = { 0 };
+	const char *timeout = getenv("RC_DATA_TIMEOUT");
+	struct qp_opts o = default_opts;
 	uint64_t bytes = 0;
 
+	if (timeout)
+		o.timeout = atoi(timeout);
 	for (i = 0; i < nqp; i++)
-		if (pair(&qa[i], &qb[i], &default_opts, &default_opts, 0)) {
+		if (pair(&qa[i], &qb[i], &o, &o, 0)) {
 			check(0, "connect QP pair %d", i);
 			return 1;
 		}
