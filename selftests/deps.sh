@@ -23,6 +23,8 @@ PKGS=(
 	# RDMA user space that runs inside the VM
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev iproute2
+	# what tests/net/ puts on the path: offloads, a firewall
+	ethtool nftables
 	# rdma-core's own test suite (tests/rdmacore/pyverbs.sh)
 	python3-pyverbs
 	# the NFS and iSCSI tools' libraries (the tools: selftests/ulp-tools.sh)

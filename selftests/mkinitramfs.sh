@@ -218,9 +218,10 @@ done
 SHIPPED+=(kmod)
 
 # iproute2 (full-featured ip with netns, unlike busybox's) and a few tools whose
-# busybox applets would exec busybox applets instead of the real binaries.
+# busybox applets would exec busybox applets instead of the real binaries;
+# ethtool and nft for what tests/net/ puts on the path.
 for n in ip rdma bridge tc ss timeout env nohup nice setsid nsenter unshare \
-	taskset xargs strace; do
+	taskset xargs strace ethtool nft; do
 	p=$(command -v "$n" 2>/dev/null) || { echo "mkinitramfs: note: $n not on host, skipped" >&2; continue; }
 	[[ $p == /* ]] || continue
 	# busybox itself may be first in PATH for some names on odd hosts
@@ -355,7 +356,8 @@ MODS=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm veth dummy udp_tunn
 	nfsd nfs nfsv3 nfsv4 rpcrdma target_core_file iscsi_target_mod ib_isert ib_iser iscsi_tcp crc32c_generic
 	sd_mod
 	null_blk bridge 8021q virtio_net virtio_pci ib_uverbs_support crc32_generic sch_netem sch_tbf
-	sch_ingress cls_matchall act_gact sch_prio cls_u32 macvlan ipvlan vxlan geneve bonding)
+	sch_ingress cls_matchall act_gact sch_prio cls_u32 macvlan ipvlan vxlan geneve bonding
+	nf_tables)
 
 # modprobe -d wants DIR/lib/modules/KVER; build that view for either layout
 MODBASE=$TMP/modbase
