@@ -8,6 +8,9 @@
 #     those no longer pass, and the QPs end with a retry error (as the IBA
 #     has it: a path MTU changes only by modify_qp), nothing else; new QPs
 #     then work at the new MTU;
+#   - the MTU rises from 1500 to 9000 under QPs using 1024-byte packets:
+#     they carry on at their path MTU, the port's active MTU becomes 4096,
+#     and new QPs work at it;
 #   - the netdev is renamed: the device follows (rdma link names the new
 #     netdev), traffic again;
 #   - the netdev moves to another namespace: the device goes away.
@@ -58,6 +61,20 @@ bad=$(bg_log mtu | grep "^not ok" | grep -vE "retry counter exceeded|flush" || t
 log "MTU: rc_data exit $rc"
 run mtu2
 bg_wait mtu2 240 || { bg_log mtu2 | grep -v "^ok "; fail "new QPs at MTU 1500"; }
+
+log "MTU 1500 -> 9000 under traffic"
+run mtu3 600
+busy
+ip -n ha link set va mtu 9000
+ip -n hb link set vb mtu 9000
+wait_for 10 "active MTU 4096" eval \
+	'ibv_devinfo -d sroce_a | grep -q "active_mtu:.*4096"'
+kill -0 "${_BG_PID[mtu3]}" 2>/dev/null || fail "the traffic ended before the MTU rose"
+bg_wait mtu3 240 || { bg_log mtu3 | grep -v "^ok "; fail "QPs at 1024 across the MTU's rise"; }
+run mtu4
+bg_wait mtu4 240 || { bg_log mtu4 | grep -v "^ok "; fail "new QPs at MTU 9000"; }
+ip -n ha link set va mtu 1500
+ip -n hb link set vb mtu 1500
 
 log "rename"
 ip -n ha link set va down
