@@ -576,6 +576,30 @@ rping_exit_race() {
 		'rdma_get_cm_event: Bad file descriptor' ]]
 }
 
+# rping_verified NS_SERVER NS_CLIENT DEV_SERVER ADDR WHAT: rping from
+# NS_CLIENT to ADDR, served in NS_SERVER on DEV_SERVER: both ends exit 0
+# (or with rping's own exit race, exactly, which is said) and 20 pings
+# are verified (-V), else fail, naming WHAT
+rping_verified() {
+	local rc=0 src=0 out n
+	bg_run rping_srv "$IP" netns exec "$1" timeout 120 rping -s -a "$4" -V -v -C 20 -S 100
+	wait_cm_listen "$3"
+	out=$("$IP" netns exec "$2" timeout 120 rping -c -a "$4" -V -v -C 20 -S 100 2>&1) || rc=$?
+	bg_wait rping_srv 60 || src=$?
+	if [ $src = 255 ] && rping_exit_race "$(bg_log rping_srv)" 20; then
+		log "rping server: its own exit race after 20 verified pings, ignored"
+		src=0
+	fi
+	if [ $rc = 255 ] && rping_exit_race "$out" 20; then
+		log "rping client: its own exit race after 20 verified pings, ignored"
+		rc=0
+	fi
+	[ $rc = 0 ] && [ $src = 0 ] ||
+		{ echo "$out"; bg_log rping_srv; fail "$5: rping $4: exit $rc, server $src"; }
+	n=$(grep -c "ping data" <<<"$out" || true)
+	[ "$n" -ge 20 ] || { echo "$out"; fail "$5: rping $4: $n pings verified"; }
+}
+
 # wait_cm_listen [DEV]: until an RDMA CM ID listens (on DEV, if given): rping,
 # rdmacm-utils, perftest -R
 wait_cm_listen() {

@@ -74,7 +74,7 @@ traffic t4 4 4 1500
 traffic_busy
 # rounds of switches, each begun and ended under traffic
 rounds=0
-for i in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	kill -0 "${_BG_PID[t4]}" 2>/dev/null || break
 	feat on "${GRO[@]}"
 	feat off "${SEG[@]}" "${SG[@]}" "${TXCSUM[@]}" "${RXCSUM[@]}"

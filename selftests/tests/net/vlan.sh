@@ -79,26 +79,8 @@ pingpong() {
 	assert_match "$out" "100 iters in" "pingpong $3 -> $4 finished"
 }
 
-# rping_to DEV_B ADDR: rping with 20 pings verified
-rping_to() {
-	local rc=0 src=0 out n
-	bg_run srv in_b timeout 120 rping -s -a "$2" -V -v -C 20 -S 100
-	wait_cm_listen "$1"
-	out=$(in_a timeout 120 rping -c -a "$2" -V -v -C 20 -S 100 2>&1) || rc=$?
-	bg_wait srv 60 || src=$?
-	# rping's own exit race, exactly (lib.sh): forgiven, and said
-	if [ $src = 255 ] && rping_exit_race "$(bg_log srv)" 20; then
-		log "rping server: its own exit race after 20 verified pings, ignored"
-		src=0
-	fi
-	if [ $rc = 255 ] && rping_exit_race "$out" 20; then
-		log "rping client: its own exit race after 20 verified pings, ignored"
-		rc=0
-	fi
-	[ $rc = 0 ] && [ $src = 0 ] || { echo "$out"; bg_log srv; fail "rping $2: $rc/$src"; }
-	n=$(grep -c "ping data" <<<"$out" || true)
-	[ "$n" -ge 20 ] || { echo "$out"; fail "rping $2: $n pings verified"; }
-}
+# rping_to DEV_B ADDR: rping with 20 pings verified (lib.sh)
+rping_to() { rping_verified hb ha "$1" "$2" "VLAN"; }
 
 log "1: devices on the ports, VLAN 100 above"
 link_add sroce_a va ha

@@ -60,7 +60,7 @@ rm_dev() {  # KIND NS LOWER
 
 # check DEV_A DEV_B ADDR_A ADDR_B: RC traffic by GID and rping between them
 check() {
-	local ga gb rc=0 src=0 out n
+	local ga gb rc=0 out
 	wait_for 10 "GIDs of $3 and $4" eval "gid_index $1 $3 && gid_index $2 $4"
 	ga=$(gid_index "$1" "$3")
 	gb=$(gid_index "$2" "$4")
@@ -70,23 +70,7 @@ check() {
 		rdma statistic show link "$1/1"; rdma statistic show link "$2/1"
 		fail "$kind: rc_data $3 -> $4: exit $rc"
 	}
-	bg_run srv ip netns exec "$NB" timeout 120 rping -s -a "$4" -V -v -C 20 -S 100
-	wait_cm_listen "$2"
-	rc=0 src=0
-	out=$(ip netns exec "$NA" timeout 120 rping -c -a "$4" -V -v -C 20 -S 100 2>&1) || rc=$?
-	bg_wait srv 60 || src=$?
-	# rping's own exit race, exactly (lib.sh): forgiven, and said
-	if [ $src = 255 ] && rping_exit_race "$(bg_log srv)" 20; then
-		log "rping server: its own exit race after 20 verified pings, ignored"
-		src=0
-	fi
-	if [ $rc = 255 ] && rping_exit_race "$out" 20; then
-		log "rping client: its own exit race after 20 verified pings, ignored"
-		rc=0
-	fi
-	[ $rc = 0 ] && [ $src = 0 ] || { echo "$out"; bg_log srv; fail "$kind: rping $4: $rc/$src"; }
-	n=$(grep -c "ping data" <<<"$out" || true)
-	[ "$n" -ge 20 ] || { echo "$out"; fail "$kind: rping $4: $n pings verified"; }
+	rping_verified "$NB" "$NA" "$2" "$4" "$kind"
 }
 
 ran=0
