@@ -69,31 +69,11 @@ after() {
 }
 
 for fam in 4 6; do
-	log "IPv$fam: drop on the sender's output for 0.3 s"
-	e0=$(cnt sroce_a send_err_ip)
-	traffic out "$fam" 4 600
-	traffic_busy
-	window_open
-	rule ha output drop
-	sleep 0.3
-	unrule ha
-	window_shut "the drop"
-	kill -0 "${_BG_PID[out]}" 2>/dev/null || fail "the traffic ended before the rule"
-	traffic_ok out "IPv$fam output drop"
-	(($(cnt sroce_a send_err_ip) > e0)) || fail "send_err_ip did not count the drops"
+	log "IPv$fam: drop on the sender's output for 0.3 s: counted"
+	brief_drop "$fam" send_err_ip "IPv$fam output drop" "rule ha output drop" "unrule ha"
 
-	log "IPv$fam: drop on the receiver's input for 0.3 s"
-	r0=$(cnt sroce_a completer_retry_err)
-	traffic in "$fam" 4 600
-	traffic_busy
-	window_open
-	rule hb input drop
-	sleep 0.3
-	unrule hb
-	window_shut "the drop"
-	kill -0 "${_BG_PID[in]}" 2>/dev/null || fail "the traffic ended before the rule"
-	traffic_ok in "IPv$fam input drop"
-	(($(cnt sroce_a completer_retry_err) > r0)) || fail "no ACK timeout while the input dropped"
+	log "IPv$fam: drop on the receiver's input for 0.3 s: ACK timeouts"
+	brief_drop "$fam" completer_retry_err "IPv$fam input drop" "rule hb input drop" "unrule hb"
 
 	log "IPv$fam: DSCP rewritten"
 	i0=$(cnt sroce_b rcvd_icrc_err)

@@ -39,31 +39,11 @@ ip netns exec ha tc filter add dev va egress pref 100 matchall action pass ||
 ip netns exec hb tc filter add dev vb ingress pref 100 matchall action pass ||
 	fail "pass filter on vb"
 
-log "receiver's ingress drops for 0.3 s"
-r0=$(cnt sroce_a completer_retry_err)
-traffic in 4 4 600
-traffic_busy
-window_open
-drop hb vb ingress
-sleep 0.3
-undrop hb vb ingress
-window_shut "the drop"
-kill -0 "${_BG_PID[in]}" 2>/dev/null || fail "the traffic ended before the drop"
-traffic_ok in "ingress drop"
-(($(cnt sroce_a completer_retry_err) > r0)) || fail "no ACK timeout while the ingress dropped"
+log "receiver's ingress drops for 0.3 s: ACK timeouts"
+brief_drop 4 completer_retry_err "ingress drop" "drop hb vb ingress" "undrop hb vb ingress"
 
-log "sender's egress drops for 0.3 s"
-q0=$(cnt sroce_a send_err_qdisc)
-traffic out 4 4 600
-traffic_busy
-window_open
-drop ha va egress
-sleep 0.3
-undrop ha va egress
-window_shut "the drop"
-kill -0 "${_BG_PID[out]}" 2>/dev/null || fail "the traffic ended before the drop"
-traffic_ok out "egress drop"
-(($(cnt sroce_a send_err_qdisc) > q0)) || fail "send_err_qdisc did not count the egress drops"
+log "sender's egress drops for 0.3 s: counted, sent again"
+brief_drop 4 send_err_qdisc "egress drop" "drop ha va egress" "undrop ha va egress"
 
 log "sender's egress drops for good, from the first packet"
 # Nothing is outstanding, so no ACK timer runs: only the bound on sending

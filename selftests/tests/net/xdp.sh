@@ -56,18 +56,11 @@ log "drv: RoCEv2 dropped on the receiver for 0.3 s"
 # (the XDP dispatcher), which 7.2 under TCG has met with an int3 oops
 # (Documentation/testing.md)
 xdp xd hb vb drv switch
-r0=$(cnt sroce_a completer_retry_err)
-traffic in 4 4 600
-traffic_busy
-window_open
-kill -USR1 "$(cat xd.pid)"
-wait_for 10 "drop on" grep -q "drop on" "$PWD/xd.log"
-sleep 0.3
-kill -USR2 "$(cat xd.pid)"
-wait_for 10 "drop off" grep -q "drop off" "$PWD/xd.log"
-window_shut "the drop"
-kill -0 "${_BG_PID[in]}" 2>/dev/null || fail "the traffic ended before the drop"
-traffic_ok in "XDP drop"
-(($(cnt sroce_a completer_retry_err) > r0)) || fail "no ACK timeout while XDP dropped"
+# switch on|off: the drop, until the program's map holds it
+switch() {
+	kill "-$([[ $1 == on ]] && echo USR1 || echo USR2)" "$(cat xd.pid)"
+	wait_for 10 "drop $1" grep -q "drop $1" "$PWD/xd.log"
+}
+brief_drop 4 completer_retry_err "XDP drop" "switch on" "switch off"
 unxdp xd
 pass
