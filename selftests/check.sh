@@ -91,8 +91,8 @@ TESTS_6_12=${TESTS_6_12:-device/!(gid_types|ring_escape),net/@(bond|vlan|vlan_rx
 # state) and wire/reorder (the hold: packets kept across runs and timers),
 # and transport/events and cm/mckey_local (async events and multicast
 # joins: RDMA core paths more than sroce's, which the other kernels run).
-# Nor device/ring_escape: its 1,000 QPs and 1.5 GiB of memory pressure
-# take four minutes under KASAN, which does not watch user accesses to
+# Nor device/ring_escape: its 1,000 QPs and memory pressure take
+# minutes under KASAN, which does not watch user accesses to
 # pages anyway. Of net/, the VLAN and bond tests (net/tc, net/firewall
 # and net/xdp skip there: no tc filters, netfilter or BPF there), not
 # net/offload, net/change and net/zoo, for time (about 6 minutes there):

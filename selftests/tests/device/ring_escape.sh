@@ -20,10 +20,10 @@ _lib_bounded 300 rdma link delete sroce0 || fail "rdma link delete while held"
 wait_for 30 "sroce0 gone" test ! -e /sys/class/infiniband/sroce0
 touch removed
 rc=0
-# the holder's last steps are its own: 1.5 GiB of memory pressure, then
-# its and 96 children's page scans, which took over 200 s under TCG with
-# another VM and a kernel build on the same two cores (the removal they
-# check has ended, asserted above)
+# the holder's last steps are its own: memory pressure, then its and 96
+# children's page scans, which with 1.5 GiB of pressure took over 200 s
+# under TCG beside another VM and a kernel build on the same two cores
+# (the removal they check has ended, asserted above)
 bg_wait holder 420 || rc=$?
 bg_log holder
 assert_eq "$rc" 0 "ring_escape's checks"
