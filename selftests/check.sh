@@ -508,6 +508,23 @@ done
 rm -f "$build"/vm-*.host "$build"/vm-*.host.count "$build"/vm-*.out \
 	"$build"/vm-*.out.rc "$build"/vm-*.pairs "$build"/vm-*.secs
 
+# kernel_setup: the current kernel ($kver) fetched or built (kernel_env),
+# or its failure counted
+kernel_setup() {
+	kernel_env "$kver" && return 0
+	n=$((n + 1))
+	echo "not ok $n host/$pfx$kver/fetch # could not fetch or set up kernel $kver"
+	failed=$((failed + 1))
+	return 1
+}
+
+# module_checks: the module's fresh W=1 build (its probes shown) and sparse
+module_checks() {
+	host_test build-w1 t_build_w1
+	grep -h '^probe:' "$build/host-${pfx//\//-}build-w1.log" | sed 's/^/# /'
+	host_test sparse t_sparse
+}
+
 # kernel_globs KVER LEAD: the tests of a kernel's VM
 kernel_globs() {
 	local g=$OTHER_TESTS
@@ -545,16 +562,11 @@ bg_setup() {
 		(cd "$src" && cp -a Makefile Kbuild drivers uapi selftests "$top/") || return 1
 	fi
 	cd "$top" || return 1
-	if ! kernel_env "$kver"; then
-		n=$((n + 1))
-		echo "not ok $n host/$pfx$kver/fetch # could not fetch or set up kernel $kver"
-		failed=$((failed + 1))
+	if ! kernel_setup; then
 		rc=1
 	else
 		echo "# kernel $kver: $KREL (set up in the background)"
-		host_test build-w1 t_build_w1
-		grep -h '^probe:' "$build/host-${pfx//\//-}build-w1.log" | sed 's/^/# /'
-		host_test sparse t_sparse
+		module_checks
 		[ "$kver" = debug ] || host_test umap-priv t_umap_priv
 		[ -x "$progs_dir/rc_data" ] || build_progs >"$build/host-lane-progs.log" 2>&1 ||
 			cat "$build/host-lane-progs.log"
@@ -615,19 +627,12 @@ for kver in $fg_kernels; do
 	kp=$passed kf=$failed ks=$skipped
 	# lead: the first kernel, which runs everything
 	lead=$first
-	if ! kernel_env "$kver"; then
-		n=$((n + 1))
-		echo "not ok $n host/$pfx$kver/fetch # could not fetch or set up kernel $kver"
-		failed=$((failed + 1))
-		continue
-	fi
+	kernel_setup || continue
 	pfx=""
 	[ $lead = 1 ] || pfx="$kver/"
 	vm_opts
 	echo "# kernel $kver: $KREL"
-	host_test build-w1 t_build_w1
-	grep -h '^probe:' "$build/host-${pfx//\//-}build-w1.log" | sed 's/^/# /'
-	host_test sparse t_sparse
+	module_checks
 	if [ $lead = 1 ]; then
 		host_test spdx t_spdx
 		host_test uapi-abi t_abi
