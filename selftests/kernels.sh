@@ -28,7 +28,31 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${SROCE_CACHE:-/var/cache/sroce}
 KR=/usr/share/keyrings/debian-archive-keyring.gpg
-MIRROR=${SROCE_MIRROR:-http://deb.debian.org/debian}
+
+# The Debian archive, as the host's own apt sources name it: the first source
+# of the main archive (a suite without "-security"), from deb822 .sources files
+# or one-line sources.list entries. SROCE_MIRROR overrides it.
+host_mirror() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		awk 'BEGIN { RS = ""; FS = "\n" }
+		{
+			uri = ""; ok = 0; deb = 0
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^URIs:/) { split($i, u, " "); uri = u[2] }
+				if ($i ~ /^Types:.*deb( |$)/) deb = 1
+				if ($i ~ /^Suites:/ && $i !~ /-security/) ok = 1
+			}
+			if (deb && ok && uri != "") { print uri; exit }
+		}' "$f"
+	done
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '$1 == "deb" && $0 !~ /-security/ {
+			for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit }
+		}'
+}
+MIRROR=${SROCE_MIRROR:-$(host_mirror | head -n 1)}
 
 die() { echo "kernels.sh: $*" >&2; exit 1; }
 say() { echo "kernels.sh: $*" >&2; }
@@ -36,6 +60,8 @@ say() { echo "kernels.sh: $*" >&2; }
 # --- private apt state for backports/sid/trixie, apart from the host's ------
 apt_priv() {
 	local a=$CACHE/apt
+	[ -n "$MIRROR" ] ||
+		die "no Debian archive in the host's apt sources; set SROCE_MIRROR"
 	mkdir -p "$a"/{lists/partial,cache/archives/partial,etc/sources.list.d,etc/preferences.d}
 	cat >"$a/etc/sources.list" <<EOF
 deb [signed-by=$KR] $MIRROR bookworm-backports main
