@@ -47,10 +47,13 @@ host_mirror() {
 			if (deb && ok && uri != "") { print uri; exit }
 		}' "$f"
 	done
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
 		awk '$1 == "deb" && $0 !~ /-security/ {
 			for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit }
-		}'
+		}' "$f"
+	done
+	return 0
 }
 MIRROR=${SROCE_MIRROR:-$(host_mirror | head -n 1)}
 
