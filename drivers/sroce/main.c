@@ -226,8 +226,6 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	sroce_copy_init();
-	sroce_crc_init();
 	err = sroce_wq_init();
 	if (err)
 		return err;

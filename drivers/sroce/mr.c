@@ -524,9 +524,9 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		/* Kernel consumers only: the iova is a kernel address. */
 		va = (void *)(uintptr_t)iova;
 		if (to_mr)
-			sroce_copy(va, buf, len);
+			memcpy(va, buf, len);
 		else
-			sroce_copy(buf, va, len);
+			memcpy(buf, va, len);
 		return 0;
 	}
 	if (mr->type == SROCE_MR_ODP)
@@ -545,16 +545,16 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 			/* User pages are pinned; map each PAGE_SIZE page. */
 			va = kmap_local_page(mr->pages[idx]);
 			if (to_mr)
-				sroce_copy(va + in, buf, n);
+				memcpy(va + in, buf, n);
 			else
-				sroce_copy(buf, va + in, n);
+				memcpy(buf, va + in, n);
 			kunmap_local(va);
 		} else {
 			va = (void *)(uintptr_t)(mr->page_list[idx] + in);
 			if (to_mr)
-				sroce_copy(va, buf, n);
+				memcpy(va, buf, n);
 			else
-				sroce_copy(buf, va, n);
+				memcpy(buf, va, n);
 		}
 		buf += n;
 		off += n;

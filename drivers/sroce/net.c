@@ -5,6 +5,7 @@
  * namespace and closed with its last, so that a namespace without sroce
  * devices leaves the port to whoever wants it.
  */
+#include <linux/crc32.h>
 #include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>

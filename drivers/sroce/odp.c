@@ -374,9 +374,9 @@ static void sroce_odp_copy_umem(struct ib_umem_odp *odp, u64 va, void *buf,
 		void *p = kmap_local_page(sroce_odp_page(odp, idx));
 
 		if (to_mr)
-			sroce_copy(p + in, buf, n);
+			memcpy(p + in, buf, n);
 		else
-			sroce_copy(buf, p + in, n);
+			memcpy(buf, p + in, n);
 		kunmap_local(p);
 		buf += n;
 		va += n;

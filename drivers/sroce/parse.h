@@ -50,12 +50,8 @@ enum sroce_parse_result {
 u32 sroce_icrc_head(const void *iph, unsigned int iplen, const u8 *ib);
 __le32 sroce_icrc(const void *iph, unsigned int iplen, const u8 *ib,
 		  unsigned int iblen);
-#ifdef __KERNEL__
-/* crc32_le(), or what crc.c found faster on this machine */
-u32 sroce_crc32(u32 crc, const void *p, size_t len);
-#else
+/* The ICRC's CRC-32 is IEEE's, reflected: the kernel's crc32_le(). */
 #define sroce_crc32(crc, p, len)	crc32_le(crc, (const unsigned char *)(p), len)
-#endif
 
 enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
 					struct sroce_pkt *pkt);

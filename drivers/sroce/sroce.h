@@ -608,17 +608,10 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 		u32 expected);
 struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected);
 void sroce_hold_progress(struct sroce_hold *h);
-void sroce_qp_wake_at(struct sroce_qp *qp, unsigned long until);
+void sroce_qp_wake_at(struct sroce_qp *qp, ktime_t until);
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h);
 void sroce_hold_lost(struct sroce_hold *h, u32 psn);
 void sroce_hold_dup(struct sroce_qp *qp, struct sroce_hold *h, u32 psn);
-
-/* copy.c: payload bytes */
-void sroce_copy(void *dst, const void *src, size_t n);
-void sroce_copy_init(void);
-
-/* crc.c: the ICRC's CRC-32 (sroce_crc32() is in parse.h) */
-void sroce_crc_init(void);
 
 /* mr.c: data movement */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
