@@ -41,18 +41,20 @@ static void sroce_retrans_timeout(struct timer_list *t)
 	sroce_qp_sched(qp);
 }
 
-static void sroce_rnr_timeout(struct timer_list *t)
+static enum hrtimer_restart sroce_rnr_timeout(struct hrtimer *t)
 {
-	struct sroce_qp *qp = timer_container_of(qp, t, comp.rnr_timer);
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, comp.rnr_timer);
 
 	WRITE_ONCE(qp->comp.rnr_wait, false);
 	sroce_qp_sched(qp);
+	return HRTIMER_NORESTART;
 }
 
 void sroce_comp_timers_init(struct sroce_qp *qp)
 {
 	timer_setup(&qp->comp.retrans_timer, sroce_retrans_timeout, 0);
-	timer_setup(&qp->comp.rnr_timer, sroce_rnr_timeout, 0);
+	hrtimer_setup(&qp->comp.rnr_timer, sroce_rnr_timeout, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /*
@@ -435,8 +437,9 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		qp->req.need_retry = true;
 		qp->comp.rnr_wait = true;
 		if (!qp->dying)
-			mod_timer(&qp->comp.rnr_timer, jiffies +
-				  usecs_to_jiffies(sroce_rnr_usecs[syn & 0x1f]));
+			hrtimer_start(&qp->comp.rnr_timer,
+				      sroce_us(sroce_rnr_usecs[syn & 0x1f]),
+				      HRTIMER_MODE_REL_SOFT);
 		break;
 	case SROCE_AETH_NAK:
 		sroce_count(sdev, sroce_nak_counter(syn & 0x1f, false));

@@ -12,6 +12,7 @@
 #include "compat_probed.h"	/* generated; drivers/sroce/Kbuild insists on it */
 
 #include <linux/hmm.h>
+#include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
@@ -22,6 +23,17 @@
 /* timer_container_of() replaced from_timer() (6.16). */
 #ifndef HAVE_TIMER_CONTAINER_OF
 #define timer_container_of(var, t, field) from_timer(var, t, field)
+#endif
+
+/* hrtimer_setup() replaced hrtimer_init() and setting ->function (6.13). */
+#ifndef HAVE_HRTIMER_SETUP
+static inline void hrtimer_setup(struct hrtimer *t,
+				 enum hrtimer_restart (*fn)(struct hrtimer *),
+				 clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
+}
 #endif
 
 /* del_timer{,_sync}() became timer_delete{,_sync}() (6.2; in later 6.1 stables). */

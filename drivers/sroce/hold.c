@@ -40,8 +40,8 @@ MODULE_PARM_DESC(reorder_max_pkts,
 
 /*
  * How long a gap may last before it is a loss. Reordering on a NIC is a
- * matter of microseconds; a jiffy is the timer's grain, and a whole one
- * is waited whatever the phase (so 2-3 jiffies). Tests under emulation,
+ * matter of microseconds; the wait is an hrtimer's, so it is what it says
+ * and not rounded to the jiffy. Tests under emulation,
  * where a vCPU may stall for tens of milliseconds, set it longer. A path
  * that reorders by more shows it in gap_spurious (sroce_hold_dup()). The
  * wait is not lengthened by that: a requester that resends a gap both on
@@ -53,18 +53,20 @@ MODULE_PARM_DESC(reorder_max_pkts,
 static unsigned int reorder_wait_us = 1000;
 module_param(reorder_wait_us, uint, 0644);
 MODULE_PARM_DESC(reorder_wait_us,
-		 "How long a PSN gap is waited for before it counts as a loss, in us (default 1000; at least a jiffy)");
+		 "How long a PSN gap is waited for before it counts as a loss, in us (default 1000)");
 
-static unsigned long sroce_hold_wait(void)
+/* When a gap that opens now becomes a loss. */
+static ktime_t sroce_hold_until(void)
 {
-	return usecs_to_jiffies(READ_ONCE(reorder_wait_us)) + 1;
+	return ktime_add_us(ktime_get(), READ_ONCE(reorder_wait_us));
 }
 
-static void sroce_hold_timeout(struct timer_list *t)
+static enum hrtimer_restart sroce_hold_timeout(struct hrtimer *t)
 {
-	struct sroce_qp *qp = timer_container_of(qp, t, hold_timer);
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, hold_timer);
 
 	sroce_qp_sched(qp);
+	return HRTIMER_NORESTART;
 }
 
 void sroce_hold_init(struct sroce_qp *qp)
@@ -73,7 +75,8 @@ void sroce_hold_init(struct sroce_qp *qp)
 	memset(&qp->resp_held, 0, sizeof(qp->resp_held));
 	__skb_queue_head_init(&qp->req_held.q);
 	__skb_queue_head_init(&qp->resp_held.q);
-	timer_setup(&qp->hold_timer, sroce_hold_timeout, 0);
+	hrtimer_setup(&qp->hold_timer, sroce_hold_timeout, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_SOFT);
 }
 
 /* Drop what @h holds: the gap was a loss, or the QP stops. */
@@ -84,13 +87,18 @@ void sroce_hold_purge(struct sroce_hold *h)
 
 /*
  * Run @qp at @until (hold_timer, which only runs the QP): for a hold's wait,
- * or READ responses waiting for a full qdisc. If the timer is set already,
- * it stays: the run it makes sets it again for what is still to wait.
+ * or READ responses waiting for a full qdisc. A timer set for later is
+ * brought forward; one set for sooner stays, and the run it makes sets it
+ * again for what is still to wait. Only the QP's run calls this.
  */
-void sroce_qp_wake_at(struct sroce_qp *qp, unsigned long until)
+void sroce_qp_wake_at(struct sroce_qp *qp, ktime_t until)
 {
-	if (!timer_pending(&qp->hold_timer) && !READ_ONCE(qp->dying))
-		mod_timer(&qp->hold_timer, until);
+	struct hrtimer *t = &qp->hold_timer;
+
+	if (READ_ONCE(qp->dying))
+		return;
+	if (!hrtimer_is_queued(t) || ktime_before(until, hrtimer_get_expires(t)))
+		hrtimer_start(t, until, HRTIMER_MODE_ABS_SOFT);
 }
 
 /*
@@ -178,7 +186,7 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 		}
 	}
 	if (skb_queue_empty(&h->q)) {
-		h->until = jiffies + sroce_hold_wait();
+		h->until = sroce_hold_until();
 		h->lost = false;
 		sroce_qp_wake_at(qp, h->until);
 	}
@@ -199,7 +207,7 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 void sroce_hold_progress(struct sroce_hold *h)
 {
 	if (!skb_queue_empty(&h->q)) {
-		h->until = jiffies + sroce_hold_wait();
+		h->until = sroce_hold_until();
 		h->lost = false;
 	}
 }
@@ -223,7 +231,7 @@ bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h)
 {
 	if (skb_queue_empty(&h->q) || h->lost)
 		return false;
-	if (time_before(jiffies, h->until)) {
+	if (ktime_before(ktime_get(), h->until)) {
 		sroce_qp_wake_at(qp, h->until);
 		return false;
 	}

@@ -303,7 +303,7 @@ static void sroce_push_headers(struct sk_buff *skb, const struct sroce_av *av,
 
 /*
  * A qdisc dropped a packet of @qp (NET_XMIT_DROP): a full queue, which
- * drains, so the packet is built and sent again in a jiffy (-EAGAIN). A tc
+ * drains, so the packet is built and sent again after a back-off (-EAGAIN). A tc
  * filter or policer that drops everything would make that a loop without
  * end: once the drops have lasted an ACK timeout, the packet counts as sent
  * and lost (0), for the retransmission timer and the retry count to end,

@@ -629,16 +629,16 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* Nothing can schedule the work now but its timers and itself. */
 	WRITE_ONCE(qp->dying, true);
 	timer_delete_sync(&qp->comp.retrans_timer);
-	timer_delete_sync(&qp->comp.rnr_timer);
+	hrtimer_cancel(&qp->comp.rnr_timer);
 	timer_delete_sync(&qp->req.probe_timer);
-	timer_delete_sync(&qp->hold_timer);
+	hrtimer_cancel(&qp->hold_timer);
 	cancel_work_sync(&qp->work);
 	/* Every run tells its loopback peer before it returns. */
 	WARN_ON_ONCE(qp->kick.qp);
 	timer_delete_sync(&qp->comp.retrans_timer);
-	timer_delete_sync(&qp->comp.rnr_timer);
+	hrtimer_cancel(&qp->comp.rnr_timer);
 	timer_delete_sync(&qp->req.probe_timer);
-	timer_delete_sync(&qp->hold_timer);
+	hrtimer_cancel(&qp->hold_timer);
 
 	skb_queue_purge(&qp->req_pkts);
 	skb_queue_purge(&qp->resp_pkts);

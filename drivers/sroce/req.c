@@ -614,7 +614,7 @@ static int sroce_req_ud(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	skb = sroce_skb_alloc(qp, &av, sroce_opcodes[op].hdr_len +
 			      sizeof(*deth) + len + pad);
 	/*
-	 * No memory for it: sent a jiffy later, as an RC packet is. Not
+	 * No memory for it: sent after a back-off, as an RC packet is. Not
 	 * dropped: a MAD the CM sends once and never again (a DREQ whose
 	 * sender destroys its ID at once) would leave the peer connected
 	 * for good (rping's server in rc/fail_random); nor an error
@@ -833,14 +833,15 @@ static void sroce_req_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 }
 
 /*
- * Nothing more is sent for a jiffy. The wait shares the RNR timer: no RNR
- * wait can be running, or we would not be sending.
+ * Nothing more is sent for SROCE_BACKOFF_US. The wait shares the RNR
+ * timer: no RNR wait can be running, or we would not be sending.
  */
-static void sroce_req_wait_jiffy(struct sroce_qp *qp)
+static void sroce_req_backoff(struct sroce_qp *qp)
 {
 	qp->comp.rnr_wait = true;
 	if (!qp->dying)
-		mod_timer(&qp->comp.rnr_timer, jiffies + 1);
+		hrtimer_start(&qp->comp.rnr_timer, sroce_us(SROCE_BACKOFF_US),
+			      HRTIMER_MODE_REL_SOFT);
 }
 
 /* One step of the requester: a packet sent or a WQE finished; false: idle. */
@@ -865,7 +866,7 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	if (sroce_qp_is_ud(qp)) {
 		span = sroce_req_ud(qp, wqe);
 		if (span == -ENOMEM || span == -EAGAIN) {
-			sroce_req_wait_jiffy(qp);
+			sroce_req_backoff(qp);
 			return false;
 		}
 		wqe->status = span;
@@ -880,10 +881,10 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	if (span == -EAGAIN || span == -ENOMEM) {
 		/*
 		 * Not sent (a full qdisc, or no memory for the packet: both
-		 * pass), nothing advanced: try again in a jiffy, not after a
-		 * whole ACK timeout.
+		 * pass), nothing advanced: try again after SROCE_BACKOFF_US,
+		 * not after a whole ACK timeout.
 		 */
-		sroce_req_wait_jiffy(qp);
+		sroce_req_backoff(qp);
 		return false;
 	}
 	if (span < 0) {

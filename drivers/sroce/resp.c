@@ -141,11 +141,11 @@ static int sroce_read_payload(struct sroce_qp *qp, struct sroce_res *res,
 	return n;
 }
 
-/* The READ's next packet is sent again a jiffy later. */
+/* The READ's next packet is sent again SROCE_BACKOFF_US later. */
 static void sroce_read_wait(struct sroce_qp *qp)
 {
 	qp->resp.read_wait = true;
-	qp->resp.read_resume = jiffies + 1;
+	qp->resp.read_resume = ktime_add_us(ktime_get(), SROCE_BACKOFF_US);
 	sroce_qp_wake_at(qp, qp->resp.read_resume);
 }
 
@@ -184,7 +184,7 @@ static bool sroce_send_read_pkt(struct sroce_qp *qp)
 		if (mr)
 			sroce_mr_put(mr);
 		/*
-		 * No memory now: this packet again a jiffy later. Stopping
+		 * No memory now: this packet again after a back-off. Stopping
 		 * would leave the requester to time out and ask again for
 		 * the rest, a timeout per failure: nvme-rdma's 128 KiB writes
 		 * (the target READs them) timed out after 30 s when every
@@ -222,7 +222,7 @@ static bool sroce_send_read_pkt(struct sroce_qp *qp)
 	if (sroce_xmit(qp, &qp->av, qp->src_port, skb) == -EAGAIN) {
 		/*
 		 * Dropped on the way out: a READ streams faster than the NIC
-		 * drains. Sent again in a jiffy, not lost for the requester
+		 * drains. Sent again after a back-off, not lost for the requester
 		 * to ask again from, the whole rest of the READ after it
 		 * (rc/nic, debug kernel: 22,557 such drops in one
 		 * ib_read_bw).
@@ -254,7 +254,7 @@ static bool sroce_read_may_send(struct sroce_qp *qp)
 		return false;
 	if (!qp->resp.read_wait)
 		return true;
-	if (time_before(jiffies, qp->resp.read_resume)) {
+	if (ktime_before(ktime_get(), qp->resp.read_resume)) {
 		sroce_qp_wake_at(qp, qp->resp.read_resume);
 		return false;
 	}

@@ -209,6 +209,18 @@ enum sroce_wqe_state {
 #define SROCE_WINDOW_MIN	16
 
 /*
+ * How long a QP that found the netdev's queue full waits before it sends
+ * again, in us: about what a gigabit link takes to drain a 64 KiB burst,
+ * and far under a jiffy, which would leave a fast link idle.
+ */
+#define SROCE_BACKOFF_US	100
+
+static inline ktime_t sroce_us(u64 us)
+{
+	return ns_to_ktime(us * NSEC_PER_USEC);
+}
+
+/*
  * Pages a QP builds its wire packets in, used again once the netdev is
  * done with them (txbuf.c): as many as two 64 KiB messages take at a
  * 1024-byte MTU; order 1 holds a 4096-byte MTU's packet. The array is
@@ -299,13 +311,13 @@ struct sroce_qp {
 	 */
 	struct sroce_hold {
 		struct sk_buff_head	q;
-		unsigned long		until;	/* a gap after this is a loss */
+		ktime_t			until;	/* a gap after this is a loss */
 		bool			lost;	/* and it was said so */
 		u32			full_at; /* the gap found full, if lost */
 		bool			check;	/* a copy of lost_psn shows... */
 		u32			lost_psn; /* ...the last loss was none */
 	} req_held, resp_held;
-	struct timer_list	hold_timer;	/* runs the QP at a hold's end */
+	struct hrtimer		hold_timer;	/* runs the QP at a hold's end */
 
 	/*
 	 * The kernel's copy of each send WQE, taken once from the ring and
@@ -353,7 +365,7 @@ struct sroce_qp {
 		bool	gap_valid;	/* a retry for gap_psn is under way */
 		u32	gap_psn;
 		struct timer_list retrans_timer;
-		struct timer_list rnr_timer;
+		struct hrtimer rnr_timer;	/* an RNR wait, or a back-off */
 	} comp;
 
 	struct {
@@ -372,7 +384,7 @@ struct sroce_qp {
 		struct sroce_res *res;
 		struct sroce_res *read;	/* READ responses still to send */
 		bool	read_wait;	/* ...from read_resume on */
-		unsigned long read_resume;
+		ktime_t	read_resume;
 		u32	res_next;
 		bool	drop_msg;	/* UC: drop until the next first */
 		bool	comm_est;	/* first packet seen in RTR reported */
