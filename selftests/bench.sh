@@ -166,12 +166,14 @@ dat=$build/bench-$name.dat
 png=$build/bench-$name.png
 awk -v mode=data -f selftests/bench/report.awk "$res" >"$dat"
 rate=$(awk -v mode=rate -f selftests/bench/report.awk "$res")
+tcp=$(awk -v mode=tcp -f selftests/bench/report.awk "$res")
 title="sroce against rdma_rxe, kernel $krel, $where, TCG, median of $rounds round(s)"
 if [[ -n ${ROWS:-} ]]; then
 	echo "bench: no chart for some rows (ROWS=$ROWS)"
 	exit 0
 fi
-gnuplot -e "data='$dat'; out='$png'; title='$title'; rate='$rate'" selftests/bench/chart.gp
+gnuplot -e "data='$dat'; out='$png'; title='$title'; rate='$rate'; tcp='${tcp:-0}'" \
+	selftests/bench/chart.gp
 echo "bench: chart in $png"
 if ((update_doc)); then
 	cp "$png" "Documentation/bench-$name.png"

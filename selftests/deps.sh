@@ -23,6 +23,8 @@ PKGS=(
 	# RDMA user space that runs inside the VM
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev iproute2
+	# make bench's yardstick: TCP on the same wire
+	iperf3
 	# what tests/net/ puts on the path: offloads, a firewall
 	ethtool nftables
 	# rdma-core's own test suite (tests/rdmacore/pyverbs.sh)

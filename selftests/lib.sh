@@ -359,6 +359,17 @@ two_hosts() {
 	wait_for 10 "vb up in hb" _lib_link_ready hb vb
 }
 
+# iperf3_mbs <JSON: the bytes per second the receiver counted over a
+# whole "iperf3 -J" run (all streams), in MB/s of 2^20 bytes as perftest
+# counts them; nothing if there is no such figure.
+iperf3_mbs() {
+	awk '/"sum_received"/ { f = 1 }
+	f && /"bits_per_second"/ {
+		v = $2; gsub(/[^0-9.e+]/, "", v)
+		printf "%.1f\n", v / 8 / 1048576; exit
+	}'
+}
+
 # veth_in_order: in the two_hosts topology, each end's packets of one flow
 # reach the other end in the order sent, as on a wire (a NIC's RSS keeps
 # a flow on one receive queue). Without this a veth delivers a packet

@@ -219,9 +219,10 @@ SHIPPED+=(kmod)
 
 # iproute2 (full-featured ip with netns, unlike busybox's) and a few tools whose
 # busybox applets would exec busybox applets instead of the real binaries;
-# ethtool and nft for what tests/net/ puts on the path.
+# ethtool and nft for what tests/net/ puts on the path; iperf3, TCP beside
+# RDMA in make bench.
 for n in ip rdma bridge tc ss timeout env nohup nice setsid nsenter unshare \
-	taskset xargs strace ethtool nft; do
+	taskset xargs strace ethtool nft iperf3; do
 	p=$(command -v "$n" 2>/dev/null) || { echo "mkinitramfs: note: $n not on host, skipped" >&2; continue; }
 	[[ $p == /* ]] || continue
 	# busybox itself may be first in PATH for some names on odd hosts

@@ -10,13 +10,19 @@
 # DRV is sroce or rxe; ROW is OP_KIND_SIZE (write_bw_64k, send_lat_2,
 # write_rate_64).
 #
-#   awk -v kernel=KREL [-v where=TOPOLOGY] [-v mode=report|data|rate] -f report.awk build/bench-NAME.txt
+#   awk -v kernel=KREL [-v where=TOPOLOGY] [-v mode=report|data|rate|tcp] -f report.awk build/bench-NAME.txt
 # mode=report (default): medians of the rounds, sroce/rxe per row, the
 #   context switches per row, and the counters of every boot.
 # mode=data: the medians as gnuplot data for selftests/bench/chart.gp:
 #   index 0 bandwidth (size, then sroce and rxe for write, send, read),
 #   index 1 latency (size, then sroce and rxe for send, write); "?" missing.
 # mode=rate: one line of the message rates (Mpps rows), for the chart.
+# mode=tcp: TCP's single-stream MB/s, the median over every boot of both
+#   drivers (nothing without tcp rows), for the chart.
+# TCP rows (tcp_bw_STREAMS, iperf3 on the same link in the same boot) give
+# the report a second table: each bandwidth row against TCP's single
+# stream, sroce's against the median of the sroce boots' TCP, rxe's
+# against the rxe boots'.
 
 function median(list,    v, n, i, j, t) {
 	n = split(list, v, " ")
@@ -54,10 +60,19 @@ function size_label(s) {
 	return s " B"
 }
 
-# "ib_write_bw 64 KiB" for write_bw_64k
-function label(row,    p) {
+# "ib_write_bw 64 KiB" for write_bw_64k, "ib_send_lat 2 B p99" for
+# send_lat_2_p99, "ib_send_lat 2 B n200" for send_lat200_2 (200
+# iterations), "TCP 4 streams" for tcp_bw_4
+function label(row,    p, s) {
 	split(row, p, "_")
-	return "ib_" p[1] "_" (p[2] == "lat" ? "lat" : "bw") " " size_label(p[3])
+	if (p[1] == "tcp")
+		return "TCP " p[3] " stream" (p[3] == 1 ? "" : "s")
+	s = "ib_" p[1] "_" (p[2] ~ /^lat/ ? "lat" : "bw") " " size_label(p[3])
+	if (p[2] ~ /^lat[0-9]/)
+		s = s " n" substr(p[2], 4)
+	if (p[4] == "p999")
+		return s " p99.9"
+	return p[4] == "" ? s : s " " p[4]
 }
 
 function fmt(v) {
@@ -108,7 +123,7 @@ $3 == "BENCHRUN" {
 function report(    i, k, s, x, r, better, ahead, sp, sp2, c, line) {
 	printf "sroce against rdma_rxe, kernel %s, %s, TCG, median of %d round(s)\n\n",
 		kernel, where == "" ? "one device (loopback)" : where, maxround
-	printf "%-20s %-5s %-6s %9s %9s %9s %-6s %6s %10s %10s\n", "row", "unit", "better",
+	printf "%-24s %-5s %-6s %9s %9s %9s %-6s %6s %10s %10s\n", "row", "unit", "better",
 		"sroce", "rxe", "sroce/rxe", "ahead", "noise%", "ctxt sroce", "ctxt rxe"
 	for (i = 0; i < nrows; i++) {
 		k = rows[i]
@@ -117,17 +132,19 @@ function report(    i, k, s, x, r, better, ahead, sp, sp2, c, line) {
 		r = "-"; ahead = "-"
 		if (s != "" && x != "" && s > 0 && x > 0) {
 			r = sprintf("%.2f", s / x)
-			if (s == x) ahead = "level"
+			if (k ~ /^tcp_/) ahead = "-"	# the same TCP in both
+			else if (s == x) ahead = "level"
 			else ahead = (better == "higher") == (s > x) ? "sroce" : "rxe"
 		}
 		# the larger relative range (max - min) / median of the two drivers
 		sp = spread(val["sroce", k], s); sp2 = spread(val["rxe", k], x)
 		if (sp2 != "" && (sp == "" || sp2 > sp)) sp = sp2
-		printf "%-20s %-5s %-6s %9s %9s %9s %-6s %6s %10s %10s\n", label(k), unit[k], better,
+		printf "%-24s %-5s %-6s %9s %9s %9s %-6s %6s %10s %10s\n", label(k), unit[k], better,
 			fmt(s), fmt(x), r, ahead, sp == "" ? "-" : sprintf("%.0f", sp),
 			fmt(median(ctxt["sroce", k])), fmt(median(ctxt["rxe", k]))
 	}
 	print ""
+	against_tcp()
 	print "better: the direction that is better for the figure (bandwidth and message rate"
 	print "higher, latency t_typical lower); sroce/rxe is the plain quotient of the medians."
 	print "noise%: (max - min) / median over the rounds, the larger of the two drivers."
@@ -150,6 +167,26 @@ function report(    i, k, s, x, r, better, ahead, sp, sp2, c, line) {
 	}
 }
 
+# Each bandwidth row against TCP's single stream on the same link.
+function against_tcp(    i, k, s, x, ts, tx, rs, rx) {
+	ts = median(val["sroce", "tcp_bw_1"]); tx = median(val["rxe", "tcp_bw_1"])
+	if (ts == "" && tx == "")
+		return
+	printf "Against TCP (iperf3, one stream, %s MB/s in the sroce boots, %s in the rxe boots):\n",
+		fmt(ts), fmt(tx)
+	printf "%-24s %9s %9s %9s %9s\n", "row", "sroce", "sroce/TCP", "rxe", "rxe/TCP"
+	for (i = 0; i < nrows; i++) {
+		k = rows[i]
+		if (unit[k] != "MB/s" || k ~ /^tcp_/)
+			continue
+		s = median(val["sroce", k]); x = median(val["rxe", k])
+		rs = (s != "" && ts > 0) ? sprintf("%.2f", s / ts) : "-"
+		rx = (x != "" && tx > 0) ? sprintf("%.2f", x / tx) : "-"
+		printf "%-24s %9s %9s %9s %9s\n", label(k), fmt(s), rs, fmt(x), rx
+	}
+	print ""
+}
+
 function cell(drv, row,    m) {
 	m = median(val[drv, row])
 	return m == "" ? "?" : m
@@ -167,8 +204,9 @@ function data(    i, k, p, sizes, nsz, seen, j, op, kind, ops, nops) {
 		nsz = 0
 		delete seen
 		for (i = 0; i < nrows; i++) {
+			delete p
 			split(rows[i], p, "_")
-			if (p[2] == want && !(p[3] in seen)) {
+			if (p[1] != "tcp" && p[2] == want && p[4] == "" && !(p[3] in seen)) {
 				seen[p[3]] = 1
 				sizes[++nsz] = p[3]
 			}
@@ -202,6 +240,8 @@ END {
 		data()
 	else if (mode == "rate")
 		rate()
+	else if (mode == "tcp")
+		print median(val["sroce", "tcp_bw_1"] " " val["rxe", "tcp_bw_1"])
 	else
 		report()
 }

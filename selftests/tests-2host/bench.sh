@@ -59,6 +59,33 @@ row() {
 	[[ -n $v ]] || { echo "$out"; TH_FAILS+=("$name: no result row"); return 0; }
 	echo "BENCH $name $v $unit"
 	echo "BENCH $name.ctxt $((x1 - x0)) ctxt"
+	# latency tools: the 99th and 99.9th percentiles, columns 8 and 9
+	if [[ $unit == usec ]]; then
+		v=$(field "$out" 8)
+		[[ -z $v ]] || echo "BENCH ${name}_p99 $v usec"
+		v=$(field "$out" 9)
+		[[ -z $v ]] || echo "BENCH ${name}_p999 $v usec"
+	fi
+}
+
+# tcp_side STREAMS [SERVER]: iperf3's server, or its client for 5 s with
+# STREAMS streams (th_run appends the server's address)
+tcp_side() {
+	[[ -n ${2:-} ]] || exec iperf3 -s -1 -p 5201
+	exec iperf3 -c "$2" -p 5201 -t 5 -P "$1" -J
+}
+tcp_ready() { wait_tcp_listen "" 5201; }
+
+# tcp ROW STREAMS: TCP between the same two VMs, the yardstick a user
+# compares RDMA with; MB/s as the receiver counted them
+tcp() {
+	local name=$1 n=$2 v
+	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
+	TH_READY=tcp_ready th_run "$name" b 120 tcp_side "$n"
+	[[ $TH_ROLE == a ]] || return 0
+	v=$(iperf3_mbs <"$name.log")
+	[[ -n $v ]] || { cat "$name.log"; TH_FAILS+=("$name: no iperf3 result"); return 0; }
+	echo "BENCH $name $v MB/s"
 }
 
 c0=$(counters)
@@ -70,10 +97,14 @@ for op in write send read; do
 	row "${op}_bw_64k" MB/s 4 "ib_${op}_bw" -s 65536 -n 1000
 	row "${op}_bw_1m" MB/s 4 "ib_${op}_bw" -s 1048576 -n 100
 done
+# 200 iterations show a run's start-up, 5,000 its steady state
 for op in send write; do
+	row "${op}_lat200_2" usec 5 "ib_${op}_lat" -s 2 -n 200
 	row "${op}_lat_2" usec 5 "ib_${op}_lat" -s 2 -n 5000
 	row "${op}_lat_4k" usec 5 "ib_${op}_lat" -s 4096 -n 2000
 done
+tcp tcp_bw_1 1
+tcp tcp_bw_4 4
 t1=$SECONDS
 c1=$(counters)
 pc=$(th_sync "counters" "$c0;$c1") || pc=""

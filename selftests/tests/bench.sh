@@ -150,7 +150,7 @@ field() {
 
 # bench ROW UNIT COLUMN TOOL ARGS...: one perftest run, server and client.
 # Bandwidth tools: BW average is column 4, MsgRate[Mpps] column 5;
-# latency tools: t_typical is column 5.
+# latency tools: t_typical is column 5 (and ROW_p99, ROW_p999 from 8, 9).
 bench() {
 	local name=$1 unit=$2 col=$3 tool=$4 cli srv v1 v2 t0 t1 x0 x1 c0 c1
 	shift 4
@@ -176,9 +176,31 @@ bench() {
 	fi
 	[[ -n $v1 ]] || { echo "$cli"; fail "$tool $*: no result row"; }
 	echo "BENCH $name $v1 $unit"
+	# latency tools: the 99th and 99.9th percentiles, columns 8 and 9
+	if [[ $unit == usec ]]; then
+		v1=$(field "$cli" 8) v2=$(field "$cli" 9)
+		[[ -z $v1 ]] || echo "BENCH ${name}_p99 $v1 usec"
+		[[ -z $v2 ]] || echo "BENCH ${name}_p999 $v2 usec"
+	fi
 	echo "BENCH $name.wall $(((t1 - t0) / 1000)) ms"
 	echo "BENCH $name.ctxt $((x1 - x0)) ctxt"
 	echo "bench: $name: $(counters_delta "$c0" "$c1")"
+}
+
+# tcp ROW STREAMS: TCP on the same link (ns only), iperf3 for 5 s with
+# STREAMS streams, server and client where perftest's are: the yardstick
+# a user compares RDMA with. MB/s as the receiver counted them.
+tcp() {
+	local name=$1 n=$2 out v
+	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
+	bg_run tsrv in_ns "$SNS" $PIN_SRV timeout 120 iperf3 -s -1 -p 5201
+	wait_tcp_listen "$SNS" 5201
+	out=$(in_ns "$CNS" $PIN_CLI timeout 120 iperf3 -c 192.0.2.1 -p 5201 -t 5 \
+		-P "$n" -J 2>&1) || { echo "$out"; fail "iperf3 -P $n failed"; }
+	bg_wait tsrv 30 || { bg_log tsrv; fail "iperf3 server failed"; }
+	v=$(iperf3_mbs <<<"$out")
+	[[ -n $v ]] || { echo "$out"; fail "iperf3 -P $n: no result"; }
+	echo "BENCH $name $v MB/s"
 }
 
 run_c0=$(counters)
