@@ -64,9 +64,9 @@ CG=$(gid_index "$CDEV" "$CIP")
 echo "bench: driver $drv, kernel $(uname -r), topology ${topo:-loop}, server $SDEV (GID $SG), client $CDEV (GID $CG)"
 echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
-# The guest kernel's own copy speed, the per-byte limit both drivers meet
-# (they move payload with memcpy()): 64 MiB read from the page cache in
-# 64 KiB blocks, each a copy_to_user(), the same instructions as memcpy().
+# The guest kernel's own copy speed to user space, beside which one-device
+# bandwidth is read (both drivers move payload with memcpy()): 64 MiB read
+# from the page cache in 64 KiB blocks, each a copy_to_user().
 kernel_copy_mbps() {
 	local f=/tmp/kcopy t0 t1
 	dd if=/dev/zero of=$f bs=64k count=1024 2>/dev/null
