@@ -1107,6 +1107,14 @@ static bool sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 			sroce_send_ack(qp, SROCE_AETH_RNR_NAK |
 				       (qp->attr.min_rnr_timer & 0x1f),
 				       pkt->psn);
+			/*
+			 * The requester sends this request again after its
+			 * RNR timer, and the ones behind it: those are no gap,
+			 * and a sequence NAK for them would cost it a retry
+			 * each time the RNR timer outlasts the reorder wait
+			 * (retry_cnt ran out under a 10 us RNR timer).
+			 */
+			qp->resp.nak_sent = true;
 		} else {
 			qp->resp.drop_msg = true;
 		}

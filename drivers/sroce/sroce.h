@@ -371,7 +371,7 @@ struct sroce_qp {
 	struct {
 		u32	psn;		/* expected */
 		u32	msn;
-		bool	nak_sent;
+		bool	nak_sent;	/* a NAK for psn: no other till it comes */
 		u32	prev_flags;	/* op of an unfinished message, or 0 */
 		bool	has_wqe;
 		u8	*wqe;		/* copy of the receive WQE in use */
