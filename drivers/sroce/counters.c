@@ -54,6 +54,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RCVD_NAK_REM_ACCESS].name	= "rcvd_nak_rem_access",
 	[SROCE_CNT_RCVD_NAK_REM_OP].name	= "rcvd_nak_rem_op",
 	[SROCE_CNT_TX_WAIT].name		= "tx_wait",
+	[SROCE_CNT_TX_ORDER_WAIT].name		= "tx_order_wait",
 	[SROCE_CNT_ODP_WAIT].name		= "odp_wait",
 	[SROCE_CNT_SEND_ERR_ROUTE].name		= "send_err_route",
 	[SROCE_CNT_SEND_ERR_QDISC].name		= "send_err_qdisc",

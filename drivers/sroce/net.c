@@ -37,7 +37,7 @@ static unsigned int sroce_net_id __read_mostly;
 static bool rx_softirq = true;
 module_param(rx_softirq, bool, 0644);
 MODULE_PARM_DESC(rx_softirq,
-		 "Run a QP in the receive softirq for packets from a NIC, not in a worker (default on)");
+		 "Run a QP in the receive softirq, not in a worker (default on)");
 static DEFINE_MUTEX(sroce_net_mutex);
 /* Woken whenever a device drops its sockets (sroce_net_put). */
 static DECLARE_WAIT_QUEUE_HEAD(sroce_net_wq);
@@ -324,13 +324,30 @@ static int sroce_xmit_dropped(struct sroce_qp *qp)
 }
 
 /*
+ * The transmit queue of a NIC with several: XPS picks it by the sending
+ * CPU (skb->sender_cpu), and the queues drain in parallel, so a QP that
+ * sent from two CPUs could see its packets overtake each other. As for a
+ * socket, whose queue changes only while none of its packets is in
+ * flight (ooo_okay), a QP keeps the CPU XPS sees until the netdev has
+ * freed all of its packets (txbuf.c counts them).
+ */
+static void sroce_tx_queue(struct sroce_qp *qp, struct sk_buff *skb, int cpu)
+{
+#ifdef CONFIG_XPS
+	if (qp->tx_xps_cpu < 0 || !atomic_read(&qp->txbuf.txq->inflight))
+		qp->tx_xps_cpu = cpu;
+	skb->sender_cpu = qp->tx_xps_cpu + 1;
+#endif
+}
+
+/*
  * @skb, whose IP and UDP headers are pushed, onto the wire: its ICRC after
  * @iblen bytes of IB headers and payload, a route (cached per QP for its
  * own AV), the IP layer. Returns -EAGAIN if a qdisc dropped it and it is
  * to be sent again, else 0: sent, or lost for good (counted in send_err).
  */
 static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
-			   struct sk_buff *skb, unsigned int iblen)
+			   struct sk_buff *skb, unsigned int iblen, int cpu)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct net *net = dev_net(sdev->ndev);
@@ -364,6 +381,7 @@ static int sroce_xmit_wire(struct sroce_qp *qp, const struct sroce_av *av,
 	 * or else the traffic class's, as for a socket's IP_TOS.
 	 */
 	skb->priority = av->sl ?: rt_tos2priority(av->traffic_class);
+	sroce_tx_queue(qp, skb, cpu);
 	sroce_txbuf_track(qp, skb);
 	if (v6) {
 		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
@@ -411,6 +429,87 @@ static void sroce_xmit_mcast_loop(struct sroce_qp *qp, struct sk_buff *skb,
 }
 
 /*
+ * Whether @qp may send from @cpu now without its packets overtaking each
+ * other. A virtual link (a veth) puts a packet into the input backlog of
+ * the CPU that sent it, and each CPU's backlog drains on its own: what
+ * the QP sent from one CPU, still queued there, would be passed by what
+ * it sends from another (seen as sequence NAKs on a lossless veth). So a
+ * QP moves its sending to another CPU only once the backlog of the last
+ * one has delivered its last packet, as RFS moves a flow: the backlog's
+ * head counts the packets it has delivered (handed to us), its tail those
+ * queued. A kernel without RPS keeps no such count.
+ */
+static bool sroce_tx_order_ok(const struct sroce_qp *qp, int cpu)
+{
+#ifdef CONFIG_RPS
+	int last = qp->tx_cpu;
+
+	return last < 0 || last == cpu ||
+	       (int)(READ_ONCE(per_cpu(softnet_data, last).input_queue_head) -
+		     qp->tx_qtail) >= 0;
+#else
+	return true;
+#endif
+}
+
+/* @qp sent from @cpu: where its last packet is (sroce_tx_order_ok()). */
+static void sroce_tx_sent(struct sroce_qp *qp, int cpu)
+{
+#ifdef CONFIG_RPS
+	qp->tx_cpu = cpu;
+	qp->tx_qtail = READ_ONCE(per_cpu(softnet_data, cpu).input_queue_tail);
+#endif
+}
+
+/*
+ * Whether the sender of this packet of @qp sends it again later if it may
+ * not go now (-EAGAIN): an RC or UC request, or a READ response. An ACK
+ * (or NAK) always goes: an ACK that is not sent is lost, and costs the
+ * peer an ACK timeout. Nor does a datagram wait: UD keeps no order.
+ */
+static bool sroce_tx_may_wait(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	u8 op = ((const struct sroce_bth *)skb->data)->opcode;
+
+	return op != SROCE_OP_ACK && op != SROCE_OP_ATOMIC_ACK &&
+	       !sroce_qp_is_ud(qp);
+}
+
+/*
+ * Send @skb of @qp, whose BTH is at skb->data, out through the netdev, in
+ * order (sroce_tx_order_ok()): BHs stay off from the check until the
+ * packet is queued, so that the CPU is the one checked. -EAGAIN: not
+ * sent, to be sent again after a back-off.
+ */
+static int sroce_xmit_out(struct sroce_qp *qp, const struct sroce_av *av,
+			  u16 sport, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	unsigned int iblen = skb->len;
+	bool urgent = sroce_loop_urgent(skb);
+	int cpu, err;
+
+	local_bh_disable();
+	cpu = smp_processor_id();
+	if (sroce_tx_may_wait(qp, skb) && !sroce_tx_order_ok(qp, cpu)) {
+		local_bh_enable();
+		sroce_count(sdev, SROCE_CNT_TX_ORDER_WAIT);
+		kfree_skb(skb);
+		return -EAGAIN;
+	}
+	sroce_trace_send(qp, skb, iblen);
+	sroce_push_headers(skb, av, sport);
+	sroce_count_add(sdev, SROCE_CNT_SENT_PKTS, 1);
+	sroce_count_add(sdev, SROCE_CNT_SENT_BYTES, iblen);
+	if (unlikely(is_multicast_ether_addr(av->dmac)))
+		sroce_xmit_mcast_loop(qp, skb, urgent);
+	err = sroce_xmit_wire(qp, av, skb, iblen, cpu);
+	sroce_tx_sent(qp, cpu);
+	local_bh_enable();
+	return err;
+}
+
+/*
  * Add UDP and IP headers and the ICRC to a packet built by
  * sroce_skb_alloc() for @qp, and send it through the netdev, or straight
  * to our own receive path when it is addressed to this device. Consumes
@@ -441,21 +540,17 @@ int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
 		return -EAGAIN;
 	}
 	skb->dev = sdev->ndev;
+	if (!loop)
+		return sroce_xmit_out(qp, av, sport, skb);
 	urgent = sroce_loop_urgent(skb);
 	sroce_trace_send(qp, skb, iblen);
 	sroce_push_headers(skb, av, sport);
-
 	/* A chunk counts as the packets it stands for. */
 	sroce_count_add(sdev, SROCE_CNT_SENT_PKTS,
 			max_t(u16, sroce_pkt(skb)->span, 1));
 	sroce_count_add(sdev, SROCE_CNT_SENT_BYTES, iblen);
-	if (loop) {
-		sroce_loop_rcv(qp, skb, urgent);
-		return 0;
-	}
-	if (unlikely(is_multicast_ether_addr(av->dmac)))
-		sroce_xmit_mcast_loop(qp, skb, urgent);
-	return sroce_xmit_wire(qp, av, skb, iblen);
+	sroce_loop_rcv(qp, skb, urgent);
+	return 0;
 }
 
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
@@ -477,19 +572,17 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 	/*
-	 * skb->data is at the UDP header. On a NIC (a netdev with a
-	 * parent device: PCI, virtio...) the QP runs right here, in
-	 * the receive softirq (or its run under way looks again), as
-	 * rdma_rxe did until 6.11: no hand-off. On a virtual link (a
-	 * veth between namespaces of one host), which delivers our
-	 * own packets in the sender's softirq, the QP's worker takes
-	 * it: the two ends then run on two CPUs, not one after the
-	 * other on the sender's, and what a run sends is delivered
-	 * at once, not left in a backlog behind it (design.md).
+	 * skb->data is at the UDP header. The QP runs right here, in the
+	 * receive softirq (or its run under way looks again), as
+	 * rdma_rxe did until 6.11: no hand-off, no wake-up. A veth
+	 * delivers in the sender's softirq, so there both ends of a
+	 * connection between two namespaces run on the sender's CPU;
+	 * what such a run sends waits in that CPU's backlog, and
+	 * sroce_tx_order_ok() keeps other CPUs from passing it.
 	 */
 	qp = sroce_rcv(sdev, skb);
 	if (qp) {
-		if (sdev->ndev->dev.parent && READ_ONCE(rx_softirq))
+		if (READ_ONCE(rx_softirq))
 			sroce_qp_run_here(qp);
 		else
 			sroce_qp_sched(qp);

@@ -184,6 +184,8 @@ static int sroce_qp_alloc_state(struct sroce_qp *qp,
 	if (!qp->sq_copy || !qp->resp.wqe || !qp->resp.res ||
 	    sroce_txbuf_init(qp))
 		return -ENOMEM;
+	qp->tx_cpu = -1;
+	qp->tx_xps_cpu = -1;
 	return dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT);
 }
 

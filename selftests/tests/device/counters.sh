@@ -15,7 +15,7 @@ for c in sent_pkts rcvd_pkts duplicate_request out_of_seq_request \
 	 send_err link_downed rdma_sends rdma_recvs sent_bytes rcvd_bytes \
 	 retransmits rcvd_dropped rcvd_icrc_err retrans_nak retrans_rnr ack_probes \
 	 sent_nak_seq_err sent_nak_inv_req sent_nak_rem_access sent_nak_rem_op \
-	 rcvd_nak_inv_req rcvd_nak_rem_access rcvd_nak_rem_op tx_wait \
+	 rcvd_nak_inv_req rcvd_nak_rem_access rcvd_nak_rem_op tx_wait tx_order_wait \
 	 send_err_route send_err_qdisc send_err_ip send_err_other; do
 	assert_match "$OUT" "(^|[[:space:]])$c [0-9]+" "counter $c in rdma statistic"
 	[ -r /sys/class/infiniband/srb/ports/1/hw_counters/$c ] || fail "no sysfs counter $c"
