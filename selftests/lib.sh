@@ -372,17 +372,16 @@ iperf3_mbs() {
 
 # veth_in_order: in the two_hosts topology, each end's packets of one flow
 # reach the other end in the order sent, as on a wire (a NIC's RSS keeps
-# a flow on one receive queue). Without this a veth delivers a packet
-# into the input backlog of the CPU that sent it, and a QP's run sends
-# from whichever CPU it runs on (its worker, a doorbell, the receive
-# softirq): when one vCPU stalls, the other CPU's packets pass the
-# stalled backlog's. Seen in CI under TCG with three VMs on two cores:
-# rc/counters, 64 KiB WRITEs, a veth with no drop: 29 packets came 512
-# or more PSNs ahead of the expected one (gap_lost_full 29, only 3 held),
-# 29 sequence NAKs and 103 duplicate requests. sroce answered that as
-# the IBA says; a test asserting that nothing is sent twice needs a
-# link that does not reorder. RPS on every CPU steers each flow (a QP's
-# own UDP source port) to one CPU's backlog, whichever CPU sent it.
+# a flow on one receive queue), even with a qdisc on the veth. A veth
+# delivers a packet into the input backlog of the CPU that hands it to
+# the veth. sroce keeps a QP's own sends in order across CPUs (net.c:
+# sroce_tx_order_ok()), but a qdisc (netem, say) hands packets to the veth
+# from whichever CPU dequeues them, and when one vCPU stalls, the other
+# CPU's packets pass the stalled backlog's: sequence NAKs and duplicate
+# requests on a link that lost nothing. A test with a qdisc that asserts
+# nothing is sent twice needs a link that does not reorder. RPS on every
+# CPU steers each flow (a QP's own UDP source port) to one CPU's backlog,
+# whichever CPU sent it.
 veth_in_order() {
 	local ns dev mask
 	mask=$(printf '%x' $(((1 << $(nproc)) - 1)))

@@ -12,9 +12,6 @@
 
 command -v ethtool >/dev/null || skip "no ethtool in the image"
 rdma_pair
-# nothing lost is asserted: a link that keeps each flow in order (lib.sh),
-# else a NAK's resends may outlast the QPs and be dropped as for no QP
-veth_in_order
 
 # feat ON|OFF FEATURE...: on both ends, one ethtool -K each, and checked
 # (a feature the veth does not offer in this kernel is left out, and said)

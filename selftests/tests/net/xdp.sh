@@ -12,9 +12,6 @@
 . /tests/net/traffic.lib
 
 rdma_pair
-# nothing lost is asserted: a link that keeps each flow in order (lib.sh),
-# else a NAK's resends may outlast the QPs and be dropped as for no QP
-veth_in_order
 pin_neighbours
 
 # xdp NAME NS DEV MODE PROG: xdp_attach in the background, until it attached;

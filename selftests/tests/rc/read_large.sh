@@ -6,7 +6,6 @@
 . /tests/lib.sh
 
 rdma_pair
-veth_in_order	# nothing may be sent twice: see lib.sh
 ga=$(gid_index sroce_a 192.0.2.1)
 gb=$(gid_index sroce_b 192.0.2.2)
 c() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }

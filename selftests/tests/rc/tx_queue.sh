@@ -12,7 +12,7 @@
 
 modprobe sch_netem 2>/dev/null || skip "no sch_netem"
 rdma_pair
-veth_in_order	# nothing may be sent twice: see lib.sh
+veth_in_order	# netem's dequeues on any CPU: see lib.sh
 pin_neighbours
 p=/sys/module/sroce/parameters/tx_queue_kib
 old=$(<"$p")
