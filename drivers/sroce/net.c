@@ -437,7 +437,10 @@ static void sroce_xmit_mcast_loop(struct sroce_qp *qp, struct sk_buff *skb,
  * QP moves its sending to another CPU only once the backlog of the last
  * one has delivered its last packet, as RFS moves a flow: the backlog's
  * head counts the packets it has delivered (handed to us), its tail those
- * queued. A kernel without RPS keeps no such count.
+ * queued. The counts wrap: after 2^31 more packets the comparison would
+ * say "not yet" again, so a packet sent over a second ago counts as
+ * delivered (no backlog keeps one that long). A kernel without RPS keeps
+ * no such count.
  */
 static bool sroce_tx_order_ok(const struct sroce_qp *qp, int cpu)
 {
@@ -445,6 +448,7 @@ static bool sroce_tx_order_ok(const struct sroce_qp *qp, int cpu)
 	int last = qp->tx_cpu;
 
 	return last < 0 || last == cpu ||
+	       time_after(jiffies, qp->tx_at + HZ) ||
 	       (int)(READ_ONCE(per_cpu(softnet_data, last).input_queue_head) -
 		     qp->tx_qtail) >= 0;
 #else
@@ -458,6 +462,7 @@ static void sroce_tx_sent(struct sroce_qp *qp, int cpu)
 #ifdef CONFIG_RPS
 	qp->tx_cpu = cpu;
 	qp->tx_qtail = READ_ONCE(per_cpu(softnet_data, cpu).input_queue_tail);
+	qp->tx_at = jiffies;
 #endif
 }
 

@@ -292,12 +292,13 @@ struct sroce_qp {
 	/* When the netdev started to drop our packets, or 0 (net.c); run */
 	unsigned long		xmit_drop_since;
 	/*
-	 * Where the last wire packet left from (net.c: sroce_tx_order()):
-	 * the CPU, or -1, and that CPU's input backlog tail after it; and
-	 * the CPU whose transmit queue XPS gives the QP's packets. Run.
+	 * Where the last wire packet left from (net.c: sroce_tx_order_ok()):
+	 * the CPU, or -1, that CPU's input backlog tail after it, and when;
+	 * and the CPU whose transmit queue XPS gives the QP's packets. Run.
 	 */
 	int			tx_cpu;
 	unsigned int		tx_qtail;
+	unsigned long		tx_at;
 	int			tx_xps_cpu;
 
 	refcount_t		ref;		/* lookups, wire packets, + 1 */
