@@ -792,7 +792,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	 * is on the wire when the doorbell returns. Otherwise the run under
 	 * way picks it up.
 	 */
-	sroce_qp_run_here(qp);
+	sroce_qp_run_doorbell(qp);
 	return 0;
 }
 

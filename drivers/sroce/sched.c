@@ -143,7 +143,7 @@ void sroce_qp_unlock(struct sroce_qp *qp)
 	mutex_unlock(&qp->ctl);
 }
 
-static void sroce_qp_run(struct sroce_qp *qp);
+static void sroce_qp_run(struct sroce_qp *qp, int budgets);
 
 /*
  * Loopback packets (to a QP of this device) are queued on their QP from
@@ -182,7 +182,7 @@ static void sroce_qp_kick_flush(struct sroce_qp *qp, bool may_run)
 		if (sroce_qp_claim(dst)) {
 			qp->kick.inlined++;
 			dst->kick.outer = qp;
-			sroce_qp_run(dst);
+			sroce_qp_run(dst, 1);
 			dst->kick.outer = NULL;
 		}
 	} else {
@@ -235,26 +235,39 @@ static void sroce_qp_pass(struct sroce_qp *qp, int *budget)
 		sroce_qp_flush(qp);
 }
 
+/* Packets (and passes) a run takes before it lets others have a turn. */
+#define SROCE_RUN_BUDGET	256
+/*
+ * Budgets a user's doorbell may spend, with a reschedule point between
+ * them: its caller's own time, which it would otherwise spend polling.
+ */
+#define SROCE_DOORBELL_BUDGETS	64
+
 /*
  * The QP's work, with the token claimed: passes until nobody asks for
- * another (SROCE_RUN_AGAIN) or the budget is spent; then it lets go of the
- * token and requeues itself, so that other QPs get their turn. Each pass
- * costs budget, even one that finds nothing, so a flood of requests cannot
- * keep this caller here.
+ * another (SROCE_RUN_AGAIN) or @budgets budgets are spent; then it lets go
+ * of the token and requeues itself, so that other QPs get their turn. Each
+ * pass costs budget, even one that finds nothing, so a flood of requests
+ * cannot keep this caller here.
  */
-static void sroce_qp_passes(struct sroce_qp *qp)
+static void sroce_qp_passes(struct sroce_qp *qp, int budgets)
 {
-	int budget = 256;
+	int budget = SROCE_RUN_BUDGET;
 
 	sroce_qp_assert_run(qp);
 	qp->kick.inlined = 0;
 	do {
 		sroce_qp_pass(qp, &budget);
-		if (budget-- <= 0) {
+		if (budget-- > 0)
+			continue;
+		if (--budgets <= 0) {
 			sroce_qp_pass_done(qp, true);
 			sroce_qp_queue(qp);
 			return;
 		}
+		cond_resched();
+		budget = SROCE_RUN_BUDGET;
+		qp->kick.inlined = 0;
 	} while (sroce_qp_pass_done(qp, false));
 }
 
@@ -263,25 +276,44 @@ static void sroce_qp_passes(struct sroce_qp *qp)
  * where reclaim could sleep on I/O that storage ULPs (NVMe, iSER, NFS)
  * send through this very QP: no I/O in reclaim while it runs.
  */
-static void sroce_qp_run(struct sroce_qp *qp)
+static void sroce_qp_run(struct sroce_qp *qp, int budgets)
 {
 	unsigned int noio = memalloc_noio_save();
 
-	sroce_qp_passes(qp);
+	sroce_qp_passes(qp, budgets);
 	memalloc_noio_restore(noio);
 }
 
 /*
  * Run @qp right here if nobody runs it (else whoever does looks again),
- * in any context but hard IRQ: a doorbell, the QP's worker, the receive
- * softirq (sroce_udp_encap_recv()). The caller holds a reference on @qp.
+ * in any context but hard IRQ: the QP's worker, the receive softirq
+ * (sroce_udp_encap_recv()). The caller holds a reference on @qp.
  */
 void sroce_qp_run_here(struct sroce_qp *qp)
 {
 	if (sroce_qp_sleeps(qp))
 		sroce_qp_sched(qp);
 	else if (sroce_qp_claim(qp))
-		sroce_qp_run(qp);
+		sroce_qp_run(qp, 1);
+}
+
+/*
+ * A user's doorbell (post_send), in its system call: as sroce_qp_run_here(),
+ * but the run goes on for up to SROCE_DOORBELL_BUDGETS budgets before a
+ * worker takes over. A worker competes for the CPU with the caller, who
+ * polls its CQ in user space meanwhile: between two namespaces on two
+ * CPUs, a 1 MiB SEND stream handed to the worker after one budget moved
+ * half of what it moves in the caller's own time. The system call returns
+ * once the QP waits for its peer (its window is full, or its send queue
+ * is empty), as TCP's sendmsg() does once the socket's buffer is full.
+ */
+void sroce_qp_run_doorbell(struct sroce_qp *qp)
+{
+	might_sleep();
+	if (sroce_qp_sleeps(qp))
+		sroce_qp_sched(qp);
+	else if (sroce_qp_claim(qp))
+		sroce_qp_run(qp, SROCE_DOORBELL_BUDGETS);
 }
 
 static void sroce_qp_work(struct work_struct *work)
@@ -289,7 +321,7 @@ static void sroce_qp_work(struct work_struct *work)
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
 
 	if (sroce_qp_claim(qp))
-		sroce_qp_run(qp);
+		sroce_qp_run(qp, 1);
 }
 
 /* A new QP's run state: no run, none asked for. */

@@ -581,6 +581,7 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 void sroce_qp_sched_init(struct sroce_qp *qp);
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_run_here(struct sroce_qp *qp);
+void sroce_qp_run_doorbell(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp, struct sroce_qp *dst, bool urgent);
 void sroce_qp_lock(struct sroce_qp *qp);
 void sroce_qp_unlock(struct sroce_qp *qp);
