@@ -17,7 +17,7 @@ rows=$(sed -n 's/.*sroce_bench\.rows=\([^ ]*\).*/\1/p' /proc/cmdline)
 # (make bench TOPO=vm2 PROFILE=...), as in selftests/tests/bench.sh
 prof=$(sed -n 's/.*sroce_bench\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 
-BENCH_COUNTERS="retransmits completer_retry_err duplicate_request ack_probes rcvd_dropped"
+BENCH_COUNTERS="retransmits completer_retry_err duplicate_request ack_probes rcvd_dropped tx_wait"
 hwc=/sys/class/infiniband/$TH_DEV/ports/1/hw_counters
 g=$(th_gid4)
 ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }

@@ -19,7 +19,7 @@
 
 # The port counters that say whether the run was clean (rdma_rxe has no
 # retransmits or rcvd_dropped); counters() adds the kernel's backlog drops.
-BENCH_COUNTERS="retransmits completer_retry_err duplicate_request ack_probes rcvd_dropped rcvd_seq_err tx_order_wait"
+BENCH_COUNTERS="retransmits completer_retry_err duplicate_request ack_probes rcvd_dropped rcvd_seq_err tx_order_wait tx_wait"
 
 drv=$(sed -n 's/.*sroce_bench\.driver=\([a-z]*\).*/\1/p' /proc/cmdline)
 # sroce_bench.rows=NAME,...: only those rows (make bench ROWS=...)
