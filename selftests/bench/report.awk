@@ -22,7 +22,9 @@
 # TCP rows (tcp_bw_STREAMS, iperf3 on the same link in the same boot) give
 # the report a second table: each bandwidth row against TCP's single
 # stream, sroce's against the median of the sroce boots' TCP, rxe's
-# against the rxe boots'.
+# against the rxe boots'. The UDP row (udp_bw_mtu: datagrams the size of
+# a RoCE packet at the link's path MTU, sent as fast as one sender can) is
+# listed like TCP's, never held against a driver.
 
 function median(list,    v, n, i, j, t) {
 	n = split(list, v, " ")
@@ -62,11 +64,14 @@ function size_label(s) {
 
 # "ib_write_bw 64 KiB" for write_bw_64k, "ib_send_lat 2 B p99" for
 # send_lat_2_p99, "ib_send_lat 2 B n200" for send_lat200_2 (200
-# iterations), "TCP 4 streams" for tcp_bw_4
+# iterations), "TCP 4 streams" for tcp_bw_4, "UDP, RoCE-sized" for
+# udp_bw_mtu
 function label(row,    p, s) {
 	split(row, p, "_")
 	if (p[1] == "tcp")
 		return "TCP " p[3] " stream" (p[3] == 1 ? "" : "s")
+	if (p[1] == "udp")
+		return "UDP, RoCE-sized"
 	s = "ib_" p[1] "_" (p[2] ~ /^lat/ ? "lat" : "bw") " " size_label(p[3])
 	if (p[2] ~ /^lat[0-9]/)
 		s = s " n" substr(p[2], 4)
@@ -132,7 +137,7 @@ function report(    i, k, s, x, r, better, ahead, sp, sp2, c, line) {
 		r = "-"; ahead = "-"
 		if (s != "" && x != "" && s > 0 && x > 0) {
 			r = sprintf("%.2f", s / x)
-			if (k ~ /^tcp_/) ahead = "-"	# the same TCP in both
+			if (k ~ /^(tcp|udp)_/) ahead = "-"	# the same link in both
 			else if (s == x) ahead = "level"
 			else ahead = (better == "higher") == (s > x) ? "sroce" : "rxe"
 		}
@@ -177,7 +182,7 @@ function against_tcp(    i, k, s, x, ts, tx, rs, rx) {
 	printf "%-24s %9s %9s %9s %9s\n", "row", "sroce", "sroce/TCP", "rxe", "rxe/TCP"
 	for (i = 0; i < nrows; i++) {
 		k = rows[i]
-		if (unit[k] != "MB/s" || k ~ /^tcp_/)
+		if (unit[k] != "MB/s" || k ~ /^(tcp|udp)_/)
 			continue
 		s = median(val["sroce", k]); x = median(val["rxe", k])
 		rs = (s != "" && ts > 0) ? sprintf("%.2f", s / ts) : "-"
@@ -206,7 +211,7 @@ function data(    i, k, p, sizes, nsz, seen, j, op, kind, ops, nops) {
 		for (i = 0; i < nrows; i++) {
 			delete p
 			split(rows[i], p, "_")
-			if (p[1] != "tcp" && p[2] == want && p[4] == "" && !(p[3] in seen)) {
+			if (p[1] != "tcp" && p[1] != "udp" && p[2] == want && p[4] == "" && !(p[3] in seen)) {
 				seen[p[3]] = 1
 				sizes[++nsz] = p[3]
 			}

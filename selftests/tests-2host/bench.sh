@@ -88,6 +88,35 @@ tcp() {
 	echo "BENCH $name $v MB/s"
 }
 
+# roce_dgram: the UDP payload of a full RoCE packet on this segment: BTH,
+# a path MTU of payload (the largest IBA MTU whose packet fits the
+# segment's MTU, as ib_core's iboe_get_mtu() picks it) and the ICRC
+roce_dgram() {
+	local m=$((TH_MTU - 96)) p=4096
+	while ((p > 256 && p > m)); do p=$((p / 2)); done
+	echo $((12 + p + 4))
+}
+
+# udp_side LEN [SERVER]: iperf3's server, or its client sending LEN-byte
+# UDP datagrams for 5 s as fast as it can
+udp_side() {
+	[[ -n ${2:-} ]] || exec iperf3 -s -1 -p 5201
+	exec iperf3 -c "$2" -p 5201 -t 5 -u -b 0 -l "$1" -J
+}
+
+# udp ROW: what this link moves in frames of the size RoCE has to use
+# (MB/s the receiver got): TCP's frames carry up to the segment's MTU, a
+# RoCE packet at most an IBA path MTU (1,024 bytes at MTU 1500)
+udp() {
+	local name=$1 v
+	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
+	TH_READY=tcp_ready th_run "$name" b 120 udp_side "$(roce_dgram)"
+	[[ $TH_ROLE == a ]] || return 0
+	v=$(iperf3_mbs <"$name.log")
+	[[ -n $v ]] || { cat "$name.log"; TH_FAILS+=("$name: no iperf3 result"); return 0; }
+	echo "BENCH $name $v MB/s"
+}
+
 c0=$(counters)
 x0=$(ctxt)
 t0=$SECONDS
@@ -105,6 +134,7 @@ for op in send write; do
 done
 tcp tcp_bw_1 1
 tcp tcp_bw_4 4
+udp udp_bw_mtu
 t1=$SECONDS
 c1=$(counters)
 pc=$(th_sync "counters" "$c0;$c1") || pc=""
