@@ -76,17 +76,22 @@ tcp_side() {
 }
 tcp_ready() { wait_tcp_listen "" 5201; }
 
-# tcp ROW STREAMS: TCP between the same two VMs, the yardstick a user
-# compares RDMA with; MB/s as the receiver counted them
-tcp() {
-	local name=$1 n=$2 v
+# iperf_row ROW SIDE ARG: one iperf3 run between the two VMs, SIDE ARG
+# (tcp_side or udp_side) on each, server on b; MB/s as the receiver
+# counted them
+iperf_row() {
+	local name=$1 v
 	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
-	TH_READY=tcp_ready th_run "$name" b 120 tcp_side "$n"
+	TH_READY=tcp_ready th_run "$name" b 120 "$2" "$3"
 	[[ $TH_ROLE == a ]] || return 0
 	v=$(iperf3_mbs <"$name.log")
 	[[ -n $v ]] || { cat "$name.log"; TH_FAILS+=("$name: no iperf3 result"); return 0; }
 	echo "BENCH $name $v MB/s"
 }
+
+# tcp ROW STREAMS: TCP between the same two VMs, the yardstick a user
+# compares RDMA with
+tcp() { iperf_row "$1" tcp_side "$2"; }
 
 # roce_dgram: the UDP payload of a full RoCE packet on this segment: BTH,
 # a path MTU of payload (the largest IBA MTU whose packet fits the
@@ -104,18 +109,10 @@ udp_side() {
 	exec iperf3 -c "$2" -p 5201 -t 5 -u -b 0 -l "$1" -J
 }
 
-# udp ROW: what this link moves in frames of the size RoCE has to use
-# (MB/s the receiver got): TCP's frames carry up to the segment's MTU, a
-# RoCE packet at most an IBA path MTU (1,024 bytes at MTU 1500)
-udp() {
-	local name=$1 v
-	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
-	TH_READY=tcp_ready th_run "$name" b 120 udp_side "$(roce_dgram)"
-	[[ $TH_ROLE == a ]] || return 0
-	v=$(iperf3_mbs <"$name.log")
-	[[ -n $v ]] || { cat "$name.log"; TH_FAILS+=("$name: no iperf3 result"); return 0; }
-	echo "BENCH $name $v MB/s"
-}
+# udp ROW: what this link moves in frames of the size RoCE has to use:
+# TCP's frames carry up to the segment's MTU, a RoCE packet at most an IBA
+# path MTU (1,024 bytes at MTU 1500)
+udp() { iperf_row "$1" udp_side "$(roce_dgram)"; }
 
 c0=$(counters)
 x0=$(ctxt)
