@@ -415,6 +415,7 @@ if [[ -n $TESTS2 ]]; then
 fi
 cp "$SELF_DIR/lib.sh" "$ST/tests/lib.sh"
 install -m 755 "$SELF_DIR/init" "$ST/init"
+install -m 644 "$SELF_DIR/splat.lib" "$ST/splat.lib"
 
 # --- archive ----------------------------------------------------------------------
 mkdir -p "$(dirname "$OUT")"

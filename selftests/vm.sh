@@ -68,12 +68,7 @@ TAP=$LOGDIR/results.tap
 rm -f "$CONSOLE" "$TAP" "$LOGDIR/qemu.log"
 : >"$TAP"
 
-# same list as selftests/init; on the host only kernel lines ("[ sec.usec]")
-# count, so user-space text such as perftest's "WARNING:" does not
-SPLAT_RE='WARNING:|BUG:|BUG |Oops|general protection fault|kernel BUG|UBSAN|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|lockdep|refcount_t:|list_add corruption|list_del corruption|list corruption|soft lockup|hung_task|blocked for more than|Call Trace:|RIP:|unregister_netdevice: waiting for|Kernel panic|ODEBUG:'
-KLINE_RE="\\[ *[0-9]+\\.[0-9]+\\] .*($SPLAT_RE)"
-USER_FAULT_RE='traps: [^ ]+\[[0-9]+\] '	# a user program's crash
-NOT_SPLAT_RE='RCU lockdep checking is enabled'	# a lockdep kernel's boot line
+. "$REPO/selftests/splat.lib"
 
 CMDLINE="console=ttyS0 panic=-1 loglevel=5 printk.time=1 log_buf_len=4M rdinit=/init"
 # PCI interrupts from the BIOS's routing table, not ACPI: evaluating the

@@ -121,10 +121,7 @@ EOF
 read -r PORT_A PORT_B < <(free_udp_pair)
 [[ -n ${PORT_B:-} ]] || die "no free UDP port pair on 127.0.0.1"
 
-SPLAT_RE='WARNING:|BUG:|BUG |Oops|general protection fault|kernel BUG|UBSAN|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|lockdep|refcount_t:|list_add corruption|list_del corruption|list corruption|soft lockup|hung_task|blocked for more than|Call Trace:|RIP:|unregister_netdevice: waiting for|Kernel panic|ODEBUG:'
-KLINE_RE="\\[ *[0-9]+\\.[0-9]+\\] .*($SPLAT_RE)"
-USER_FAULT_RE='traps: [^ ]+\[[0-9]+\] '
-NOT_SPLAT_RE='RCU lockdep checking is enabled'
+. "$REPO/selftests/splat.lib"
 
 # qemu_cmd ROLE DRIVER PEER LOCALPORT REMOTEPORT MAC: into QCMD
 qemu_cmd() {
