@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A rendezvous between the two VMs of a two-host test (selftests/vm2.sh),
- * over TCP on the test segment.
+ * A rendezvous between the VMs of a two-host test (selftests/vm2.sh) or of
+ * a cluster test (selftests/vmn.sh), over TCP on the test segment.
  *
  *   barrier listen PORT TAG [MSG] [TIMEOUT_S]	(role B)
  *   barrier connect HOST PORT TAG [MSG] [TIMEOUT_S]	(role A)
+ *   barrier hub PORT TAG COUNT [MSG] [TIMEOUT_S]	(cluster node 1)
+ *   barrier join HOST PORT TAG [MSG] [TIMEOUT_S]	(the other nodes)
  *
  * Both sides must name the same TAG. The listener accepts connections until
  * one names its TAG; the connector retries until the listener accepts its
@@ -16,6 +18,12 @@
  * A probe of the tools' own TCP port cannot serve as the barrier: perftest
  * and ibv_rc_pingpong servers accept exactly one connection and fail when it
  * carries no parameters.
+ *
+ * The hub holds each joiner that names TAG until COUNT of them have; then
+ * it answers every one with all the messages, its own first, then the
+ * joiners' in the order they came, separated by spaces, and each side
+ * prints that line: a barrier of COUNT + 1 nodes that also gathers their
+ * exit statuses.
  *
  * Exit: 0 met, 1 timeout (default 120 s) or error.
  */
@@ -31,9 +39,12 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#define LINE 256
+#define LINE 1024
+#define HUB_MAX 64
 
 static double deadline;
+/* the longest a reply may take: a joiner waits until the last one comes */
+static int reply_ms = 5000;
 
 static double mono(void)
 {
@@ -59,7 +70,7 @@ static int read_line(int fd, char *buf, size_t len)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t r;
 
-		if (poll(&p, 1, left_ms() < 5000 ? left_ms() : 5000) <= 0)
+		if (poll(&p, 1, left_ms() < reply_ms ? left_ms() : reply_ms) <= 0)
 			return -1;
 		r = read(fd, buf + n, 1);
 		if (r <= 0)
@@ -115,18 +126,30 @@ static int exchange(int fd, const char *tag, const char *msg, char *peer)
 	return 0;
 }
 
-static int do_listen(int port, const char *tag, const char *msg, char *peer)
+static int listen_on(int port)
 {
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port),
 				  .sin6_addr = IN6ADDR_ANY_INIT };
-	int one = 1, ls, fd, r;
+	int one = 1, ls;
 
 	ls = socket(AF_INET6, SOCK_STREAM, 0);
 	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 4)) {
+	    bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, HUB_MAX)) {
 		perror("barrier: listen");
-		return 1;
+		if (ls >= 0)
+			close(ls);
+		return -1;
 	}
+	return ls;
+}
+
+static int do_listen(int port, const char *tag, const char *msg, char *peer)
+{
+	int ls, fd, r;
+
+	ls = listen_on(port);
+	if (ls < 0)
+		return 1;
 	while (left_ms()) {
 		struct pollfd p = { .fd = ls, .events = POLLIN };
 
@@ -178,11 +201,72 @@ static int do_connect(const char *host, const char *port, const char *tag,
 	return 1;
 }
 
+/*
+ * One joiner's "TAG MSG": 0 and its MSG appended to @all when it names
+ * @tag (the connection kept open), else it is told our tag and closed.
+ */
+static int hub_take(int fd, const char *tag, char *all, size_t len)
+{
+	char in[LINE], out[LINE], *sp;
+
+	if (read_line(fd, in, sizeof(in)))
+		return -1;
+	sp = strchr(in, ' ');
+	if (sp) {
+		*sp = 0;
+		if (!strcmp(in, tag)) {
+			size_t n = strlen(all);
+
+			snprintf(all + n, len - n, " %s", sp + 1);
+			return 0;
+		}
+	}
+	snprintf(out, sizeof(out), "%s -\n", tag);
+	write_all(fd, out);
+	return -1;
+}
+
+static int do_hub(int port, const char *tag, int count, const char *msg, char *all,
+		  size_t len)
+{
+	int fds[HUB_MAX], n = 0, ls, fd, i, r = 1;
+	char out[LINE + 64];
+
+	ls = listen_on(port);
+	if (ls < 0)
+		return 1;
+	snprintf(all, len, "%s", msg);
+	while (n < count && left_ms()) {
+		struct pollfd p = { .fd = ls, .events = POLLIN };
+
+		if (poll(&p, 1, left_ms()) <= 0)
+			break;
+		fd = accept(ls, NULL, NULL);
+		if (fd < 0)
+			continue;
+		if (hub_take(fd, tag, all, len))
+			close(fd);
+		else
+			fds[n++] = fd;
+	}
+	close(ls);
+	if (n == count) {
+		snprintf(out, sizeof(out), "%s %s\n", tag, all);
+		for (i = 0, r = 0; i < n; i++)
+			r |= write_all(fds[i], out);
+	} else {
+		fprintf(stderr, "barrier: hub %s: %d of %d came\n", tag, n, count);
+	}
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	return r ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	char peer[LINE] = "";
-	const char *msg = "-";
-	int timeout = 120, r;
+	char peer[LINE] = "", all[LINE] = "";
+	const char *msg = "-", *out = peer;
+	int timeout = 120, count, r;
 
 	if (argc >= 4 && !strcmp(argv[1], "listen")) {
 		if (argc > 4)
@@ -198,12 +282,36 @@ int main(int argc, char **argv)
 			timeout = atoi(argv[6]);
 		deadline = mono() + timeout;
 		r = do_connect(argv[2], argv[3], argv[4], msg, peer);
+	} else if (argc >= 5 && !strcmp(argv[1], "hub")) {
+		if (argc > 5)
+			msg = argv[5];
+		if (argc > 6)
+			timeout = atoi(argv[6]);
+		deadline = mono() + timeout;
+		count = atoi(argv[4]);
+		if (count < 1 || count > HUB_MAX) {
+			fprintf(stderr, "barrier: hub: COUNT must be 1..%d\n", HUB_MAX);
+			return 1;
+		}
+		r = do_hub(atoi(argv[2]), argv[3], count, msg, all, sizeof(all));
+		out = all;
+	} else if (argc >= 5 && !strcmp(argv[1], "join")) {
+		if (argc > 5)
+			msg = argv[5];
+		if (argc > 6)
+			timeout = atoi(argv[6]);
+		deadline = mono() + timeout;
+		reply_ms = timeout * 1000;
+		r = do_connect(argv[2], argv[3], argv[4], msg, all);
+		out = all;
 	} else {
 		fprintf(stderr, "usage: barrier listen PORT TAG [MSG] [TIMEOUT_S]\n"
-				"       barrier connect HOST PORT TAG [MSG] [TIMEOUT_S]\n");
+				"       barrier connect HOST PORT TAG [MSG] [TIMEOUT_S]\n"
+				"       barrier hub PORT TAG COUNT [MSG] [TIMEOUT_S]\n"
+				"       barrier join HOST PORT TAG [MSG] [TIMEOUT_S]\n");
 		return 1;
 	}
 	if (!r)
-		printf("%s\n", peer);
+		printf("%s\n", out);
 	return r;
 }
