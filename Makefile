@@ -7,6 +7,8 @@
 #   make check      the whole test suite (T=<glob> for a subset)
 #   make check2     the two-host tests: sroce against sroce and against rdma_rxe
 #                   in two VMs (MTU=9000, PAIRS="sroce:rxe", T=2host/<glob>)
+#   make check-cluster  the cluster tests in NODES=N (4) VMs on one bridge,
+#                   DRIVERS=sroce,rxe,... per node (the last one repeated)
 #   make bench      sroce against rdma_rxe, side by side: medians of ROUNDS=N
 #                   (3) boots each, counters, build/bench-KVER.png
 #                   (UPDATE_DOC=1 also copies it to Documentation/);
@@ -44,7 +46,7 @@ KO := drivers/sroce/sroce.ko
 PROBED := drivers/sroce/compat_probed.h
 T ?= *
 
-.PHONY: all modules probe clean deps check check2 run bench bench-host sparse \
+.PHONY: all modules probe clean deps check check2 check-cluster run bench bench-host sparse \
 	install fuzz fuzz-verbs deb
 
 all: modules
@@ -119,6 +121,12 @@ check2:
 	selftests/check.sh --two-host --kernels "$(or $(KVER),6.1)" \
 		$(if $(MTU),--mtu $(MTU)) $(if $(PAIRS),--pairs "$(PAIRS)") \
 		$(if $(filter-out *,$(T)),--tests '$(T)')
+
+check-cluster:
+	selftests/deps.sh
+	selftests/check.sh --cluster --kernels "$(or $(KVER),6.1)" \
+		$(if $(NODES),--nodes $(NODES)) $(if $(DRIVERS),--drivers "$(DRIVERS)") \
+		$(if $(MTU),--mtu $(MTU)) $(if $(filter-out *,$(T)),--tests '$(T)')
 
 run:
 	selftests/deps.sh

@@ -11,11 +11,16 @@
 #   selftests/check.sh [--kernels "6.1 6.12 7.2 debug"] [--tests GLOB] [--mode check|run]
 #   selftests/check.sh --two-host [--kernels KVER] [--pairs "sroce:sroce sroce:rxe"]
 #                      [--mtu BYTES] [--tests GLOB]
+#   selftests/check.sh --cluster [--kernels KVER] [--nodes N] [--drivers D1,D2,...]
+#                      [--mtu BYTES] [--tests GLOB]
 #
 # --two-host (make check2) runs the two-host tests (selftests/tests-2host)
 # on the first kernel only, in two VMs (selftests/vm2.sh) per pairing A:B of
 # drivers; each test runs its server in either VM in turn, so sroce:rxe
 # covers sroce as client of rxe and rxe as client of sroce.
+# --cluster (make check-cluster) runs the cluster tests
+# (selftests/tests-cluster) on the first kernel only, in N VMs (default 4)
+# on one bridge (selftests/vmn.sh), each with its --drivers entry.
 #
 # By default 6.1 (Debian bookworm) runs the whole suite; 6.12 and 7.2, which
 # selftests/kernels.sh fetches, run the tests in $OTHER_TESTS, a subset that
@@ -32,11 +37,15 @@ kernels="6.1 6.12 7.2 debug"
 tests=""
 mode=check
 two_host=0
+cluster=0 nodes=4 drivers=sroce
 pairs="sroce:sroce sroce:rxe"
 mtu=1500
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--two-host) two_host=1; shift ;;
+	--cluster) cluster=1; shift ;;
+	--nodes) nodes=$2; shift 2 ;;
+	--drivers) drivers=$2; shift 2 ;;
 	--pairs) pairs=$2; shift 2 ;;
 	--mtu) mtu=$2; shift 2 ;;
 	--kernels) kernels=$2; shift 2 ;;
@@ -449,12 +458,54 @@ two_host_run() {
 	return $rc
 }
 
+# cluster_tests: the cluster tests in $nodes VMs (selftests/vmn.sh), from
+# an initramfs that has them; TAP lines "ok N cluster-NODES/K/cluster/TEST".
+cluster_tests() {
+	local p extra=() log=$build/mkinitramfs-cluster-$kver.log r=0 res
+	for p in "$progs_dir"/*; do
+		[ -x "$p" ] && extra+=(--extra-bin "$p")
+	done
+	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
+		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
+		--tests-cluster "$top/selftests/tests-cluster" \
+		--out "$build/initramfs-cluster-$kver.cpio.gz" "${extra[@]}" >"$log" 2>&1 ||
+		{ cat "$log"; failed=$((failed + 1)); return 1; }
+	log=$build/vmn-$kver
+	echo "# cluster: $nodes nodes ($drivers), MTU $mtu: logs in $log"
+	selftests/vmn.sh --kernel "$VMLINUZ" --initrd "$build/initramfs-cluster-$kver.cpio.gz" \
+		--nodes "$nodes" --drivers "$drivers" --mtu "$mtu" \
+		--tests "${tests:-cluster/*}" --log "$log" >"$log.out" 2>&1 || r=$?
+	sed -E -e "s#^([0-9]+)/(not )?ok ([0-9]+) (.*)#\2ok \3 ${pfx}cluster-$nodes/\1/\4#" \
+		-e '/^(not )?ok /!s/^/# /' -e 's/^# # /# /' "$log.out" |
+		grep -E "^(not )?ok |^# (vmn.sh|capture|taps|[0-9]+/# FAIL|[0-9]+/\[)|$SPLAT_LINE_RE" || true
+	res=$(tail -n 1 "$log.out")
+	if [[ $res =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		passed=$((passed + BASH_REMATCH[1]))
+		failed=$((failed + BASH_REMATCH[2]))
+		skipped=$((skipped + BASH_REMATCH[3]))
+		((r == 0 || BASH_REMATCH[2] > 0)) || failed=$((failed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+	[ $r = 0 ] || echo "not ok ${pfx}cluster-$nodes # vmn.sh exit $r, see $log.out"
+}
+
 pair_logs=()
 # a kernel splat's lines in a test's output (selftests/init's patterns,
 # after the console's timestamp), for the summaries above
 SPLAT_LINE_RE='\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|lockdep|locking|refcount_t:|corruption|soft lockup|hung_task|blocked for more|RIP:|Kernel panic)'
 [ "$two_host$mode$kernels$tests" = "0check6.1 6.12 7.2 debug" ] ||
 	budget=${CHECK_BUDGET:-1000000}
+if [ "$cluster" = 1 ]; then
+	kver=${kernels%% *}
+	kernel_env "$kver" || exit 1
+	kmake -s modules || exit 1
+	build_progs || exit 1
+	cluster_tests
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+	exit $?
+fi
 if [ "$two_host" = 1 ]; then
 	kver=${kernels%% *}
 	kernel_env "$kver" || exit 1

@@ -6,12 +6,14 @@
 # and our own module(s), plus the selftests and selftests/init as /init.
 #
 # Usage: mkinitramfs.sh --kver KVER [--modroot DIR] --ko PATH/sroce.ko [--ko more.ko]
-#                       [--tests DIR] [--tests2 DIR] --out FILE.cpio.gz [--extra-bin PATH]...
+#                       [--tests DIR] [--tests2 DIR] [--tests-cluster DIR]
+#                       --out FILE.cpio.gz [--extra-bin PATH]...
 #                       [--deb-ko PATH] [--ulp-tools DIR]
 #
 # --tests2 adds the two-host tests (selftests/tests-2host) as /tests/2host,
 # for selftests/vm2.sh; the one-VM image leaves them out, where they could
-# only fail. --deb-ko adds the module the Debian package built (deb-test.sh)
+# only fail; --tests-cluster adds the cluster tests (selftests/tests-cluster)
+# as /tests/cluster, for selftests/vmn.sh. --deb-ko adds the module the Debian package built (deb-test.sh)
 # as /lib/sroce-deb/sroce.ko, for tests/device/deb_module.sh. --ulp-tools
 # adds the NFS server and client, the iSCSI initiator and targetcli from the
 # tree ulp-tools.sh unpacked.
@@ -31,6 +33,7 @@ KVER=""
 MODROOT="/"
 TESTS="$SELF_DIR/tests"
 TESTS2=""
+TESTSC=""
 OUT=""
 KOS=()
 EXTRA_BINS=()
@@ -44,6 +47,7 @@ while (($#)); do
 	--ko) KOS+=("${2:?}"); shift 2 ;;
 	--tests) TESTS=${2:?}; shift 2 ;;
 	--tests2) TESTS2=${2:?}; shift 2 ;;
+	--tests-cluster) TESTSC=${2:?}; shift 2 ;;
 	--out) OUT=${2:?}; shift 2 ;;
 	--extra-bin) EXTRA_BINS+=("${2:?}"); shift 2 ;;
 	--deb-ko) DEB_KO=${2:?}; shift 2 ;;
@@ -412,6 +416,11 @@ if [[ -n $TESTS2 ]]; then
 	[[ -d $TESTS2 ]] || die "two-host tests directory not found: $TESTS2"
 	mkdir -p "$ST/tests/2host"
 	cp -r "$TESTS2/." "$ST/tests/2host/"
+fi
+if [[ -n $TESTSC ]]; then
+	[[ -d $TESTSC ]] || die "cluster tests directory not found: $TESTSC"
+	mkdir -p "$ST/tests/cluster"
+	cp -r "$TESTSC/." "$ST/tests/cluster/"
 fi
 cp "$SELF_DIR/lib.sh" "$ST/tests/lib.sh"
 install -m 755 "$SELF_DIR/init" "$ST/init"
