@@ -76,7 +76,7 @@ fi
 # live, Documentation/testing.md). 6.12 runs the bond, VLAN and offload
 # tests of net/, so that every net/ test runs on 6.1 and a newer kernel,
 # and not the user-ring escape test, which 6.1 and 7.2 run.
-OTHER_TESTS=${OTHER_TESTS:-device/!(gid_types),net/!(bond|offload),verbs/!(fuzz|races|churn),transport/!(pingpongs),rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
+OTHER_TESTS=${OTHER_TESTS:-device/!(gid_types),net/!(bond|offload|ecn),verbs/!(fuzz|races|churn),transport/!(pingpongs),rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
 TESTS_6_12=${TESTS_6_12:-device/!(gid_types|ring_escape),net/@(bond|offload|vlan|vlan_rxe),verbs/!(fuzz|races|churn),transport/!(pingpongs),rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
 # The debug kernel beside the others: everything but the load tests, whose
 # bulk traffic (perftest over all sizes, 1,000 x 64 KiB, 320 MiB of READs)
@@ -106,6 +106,8 @@ TESTS_6_12=${TESTS_6_12:-device/!(gid_types|ring_escape),net/@(bond|offload|vlan
 # pages anyway. Nor net/: its tests take about 9 minutes there, and the
 # kernel lacks what half of them put on the path (bonds, macvlan, VXLAN,
 # tc filters, netfilter, BPF); they run on 6.1, 6.12 and 7.2.
+# net/ecn (ECN marks and CNPs, 30 s: no kernel API in it that changed
+# since 6.1) runs on 6.1 alone.
 DEBUG_WIRE=wire/dup_read,wire/reorder
 DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types|ring_escape),verbs/*,$DEBUG_WIRE,transport/ud,transport/xsrq,rc/errors,rc/fail_random,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
 

@@ -69,6 +69,10 @@ enum sroce_counter {
 	SROCE_CNT_SEND_ERR_QDISC,	/* a qdisc or tc dropped it */
 	SROCE_CNT_SEND_ERR_IP,		/* the IP layer: netfilter, MTU, down */
 	SROCE_CNT_SEND_ERR_OTHER,	/* netdev leaving, stale chunk, memory */
+	/* Congestion notification (cc.c), named as RoCE NICs name them */
+	SROCE_CNT_NP_ECN_MARKED,	/* packets that arrived CE-marked */
+	SROCE_CNT_NP_CNP_SENT,
+	SROCE_CNT_RP_CNP_IGNORED,	/* CNPs received, no rate to cut */
 	SROCE_NUM_COUNTERS
 };
 

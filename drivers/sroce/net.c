@@ -258,6 +258,7 @@ static void sroce_loop_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 static void sroce_push_headers(struct sk_buff *skb, const struct sroce_av *av,
 			       u16 sport)
 {
+	u8 tclass = sroce_cc_tclass(av->traffic_class);
 	unsigned int len = min_t(unsigned int, U16_MAX,
 				 skb->len + sizeof(struct udphdr) +
 				 SROCE_ICRC_SIZE);
@@ -274,7 +275,7 @@ static void sroce_push_headers(struct sk_buff *skb, const struct sroce_av *av,
 		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
 
 		skb_reset_network_header(skb);
-		ip6_flow_hdr(ip6, av->traffic_class, 0);
+		ip6_flow_hdr(ip6, tclass, 0);
 		ip6->payload_len = htons(len);
 		ip6->nexthdr = IPPROTO_UDP;
 		ip6->hop_limit = av->hop_limit ?: 64;
@@ -287,7 +288,7 @@ static void sroce_push_headers(struct sk_buff *skb, const struct sroce_av *av,
 		skb_reset_network_header(skb);
 		iph->version = 4;
 		iph->ihl = sizeof(*iph) / 4;
-		iph->tos = av->traffic_class;
+		iph->tos = tclass;
 		iph->tot_len = htons(min_t(unsigned int, U16_MAX,
 					   len + sizeof(*iph)));
 		iph->id = 0;	/* what ip_select_ident() gives DF packets */
@@ -703,6 +704,10 @@ static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
 		kfree_skb(skb);
 		return NULL;
+	}
+	if (sroce_cc_rcvd_ce(skb)) {
+		pkt->ce = true;
+		sroce_count(sdev, SROCE_CNT_NP_ECN_MARKED);
 	}
 	/* A datagram's work completion names its VLAN (resp.c). */
 	if (is_vlan_dev(skb->dev)) {

@@ -121,6 +121,22 @@ static bool sroce_parse_opcode(u8 op, u8 bth_flags)
 	return true;
 }
 
+/* A CNP: a BTH and its reserved bytes, nothing more (IBA A17.9.2). */
+static enum sroce_parse_result sroce_parse_cnp(const struct sroce_bth *bth,
+					       unsigned int iblen,
+					       struct sroce_pkt *pkt)
+{
+	if (iblen != sizeof(*bth) + SROCE_CNP_RESV ||
+	    (bth->flags & (SROCE_BTH_TVER_MASK | SROCE_BTH_PAD_MASK)))
+		return SROCE_PARSE_DROP;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->opcode = SROCE_OP_CNP;
+	pkt->flags = SROCE_F_CNP;
+	pkt->hdr_len = iblen;
+	pkt->span = 1;
+	return SROCE_PARSE_OK;
+}
+
 /*
  * The transport part of a packet: @iblen bytes from the BTH at @bth to the
  * end of the pad (no ICRC). Checks the opcode and that its headers and pad
@@ -136,6 +152,8 @@ enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
 	if (iblen < sizeof(*bth))
 		return SROCE_PARSE_DROP;
 	op = bth->opcode;
+	if (op == SROCE_OP_CNP)
+		return sroce_parse_cnp(bth, iblen, pkt);
 	if (!sroce_parse_opcode(op, bth->flags))
 		return SROCE_PARSE_DROP;
 	pkt->opcode = op;
@@ -155,6 +173,7 @@ enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
 	pkt->span = 1;
 	pkt->local = false;
 	pkt->has_vlan = false;
+	pkt->ce = false;
 	return SROCE_PARSE_OK;
 }
 

@@ -33,6 +33,7 @@ struct sroce_pkt {
 	u16	span;
 	bool	local;		/* looped back inside the device (net.c) */
 	bool	has_vlan;	/* received on a VLAN netdev: vlan_id is its */
+	bool	ce;		/* arrived CE-marked (cc.c) */
 	u16	vlan_id;
 };
 

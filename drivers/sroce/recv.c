@@ -147,6 +147,11 @@ struct sroce_qp *sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		kfree_skb(skb);
 		return NULL;
 	}
+	if (unlikely(sroce_pkt(skb)->flags & SROCE_F_CNP)) {
+		sroce_cc_rp_cnp(sdev, qp, skb);
+		sroce_qp_put(qp);
+		return NULL;
+	}
 	if (sroce_qp_deliver(sdev, qp, skb))
 		return qp;
 	sroce_qp_put(qp);

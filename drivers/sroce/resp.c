@@ -1065,6 +1065,11 @@ static bool sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_resp_ud(qp, skb);
 		return false;
 	}
+	if (pkt->ce) {
+		/* once: a request held, or served in steps, comes back here */
+		pkt->ce = false;
+		sroce_cc_np_marked(qp);
+	}
 	if (qp->ibqp.qp_type == IB_QPT_UC) {
 		/* On a gap or after an error, resume at the next message. */
 		if (pkt->psn != qp->resp.psn || qp->resp.drop_msg) {

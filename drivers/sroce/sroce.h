@@ -291,6 +291,8 @@ struct sroce_qp {
 	u32			mtu;		/* path MTU in bytes */
 	/* When the netdev started to drop our packets, or 0 (net.c); run */
 	unsigned long		xmit_drop_since;
+	/* When this QP last sent a CNP (cc.c), in ns, or 0; run */
+	u64			cnp_sent_ns;
 	/*
 	 * Where the last wire packet left from (net.c: sroce_tx_order_ok()):
 	 * the CPU, or -1, that CPU's input backlog tail after it, and when;
@@ -634,6 +636,13 @@ void sroce_qp_wake_at(struct sroce_qp *qp, ktime_t until);
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h);
 void sroce_hold_lost(struct sroce_hold *h, u32 psn);
 void sroce_hold_dup(struct sroce_qp *qp, struct sroce_hold *h, u32 psn);
+
+/* cc.c: congestion notification, ECN and CNPs */
+u8 sroce_cc_tclass(u8 tclass);
+bool sroce_cc_rcvd_ce(const struct sk_buff *skb);
+void sroce_cc_np_marked(struct sroce_qp *qp);
+void sroce_cc_rp_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
+		     struct sk_buff *skb);
 
 /* mr.c: data movement */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,

@@ -210,6 +210,29 @@ TRACE_EVENT(sroce_cq_overflow,
 		  __entry->cqe)
 );
 
+/* Congestion notification (cc.c): a CNP QP @qpn sent or received. */
+DECLARE_EVENT_CLASS(sroce_cnp_class,
+	TP_PROTO(u32 dev, u32 qpn),
+	TP_ARGS(dev, qpn),
+	TP_STRUCT__entry(
+		__field(u32, dev)
+		__field(u32, qpn)
+	),
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->qpn = qpn;
+	),
+	TP_printk("dev=%u qpn=%u", __entry->dev, __entry->qpn)
+);
+
+DEFINE_EVENT(sroce_cnp_class, sroce_cnp_sent,
+	TP_PROTO(u32 dev, u32 qpn),
+	TP_ARGS(dev, qpn));
+
+DEFINE_EVENT(sroce_cnp_class, sroce_cnp_rcvd,
+	TP_PROTO(u32 dev, u32 qpn),
+	TP_ARGS(dev, qpn));
+
 #endif /* SROCE_TRACE_H */
 
 /* The define_trace.h part: where to find this file again, out of tree. */

@@ -119,6 +119,15 @@ enum {
 	SROCE_OP_NUM		= 0x20,
 };
 
+/*
+ * RoCEv2's Congestion Notification Packet (IBA Annex A17.9.2): a BTH with
+ * this opcode and BECN set, then 16 reserved bytes, no AckReq, PSN 0.
+ */
+#define SROCE_OP_CNP		0x81
+#define SROCE_CNP_RESV		16
+#define SROCE_BTH_FECN		0x80000000	/* in the BTH's qpn word */
+#define SROCE_BTH_BECN		0x40000000
+
 /* What an opcode (low 5 bits) carries and means. */
 enum sroce_op_flags {
 	SROCE_F_RETH	= BIT(0),
@@ -144,6 +153,7 @@ enum sroce_op_flags {
 	SROCE_F_LOCAL	= BIT(20),	/* a local operation, not on the wire */
 	SROCE_F_ATOMIC_WRITE = BIT(21),	/* 8 bytes stored at once (a WRITE) */
 	SROCE_F_FLUSH	= BIT(22),	/* RDMA FLUSH: FETH, then RETH */
+	SROCE_F_CNP	= BIT(23),	/* a CNP (SROCE_OP_CNP), no transport */
 };
 
 #define SROCE_F_ONLY	(SROCE_F_FIRST | SROCE_F_LAST)
