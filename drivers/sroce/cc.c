@@ -8,10 +8,19 @@
  * notification point (NP), counts the mark and tells the sending QP with a
  * Congestion Notification Packet: BTH opcode 0x81 to that QP, BECN set, 16
  * reserved bytes, at most one per QP every min_time_between_cnps. The
- * sender, the reaction point (RP), counts the CNPs it gets; it has no rate
- * limiter to cut yet, so it counts them as ignored (rp_cnp_ignored), as a
- * RoCE NIC with its reaction point off does. The counters are named as
- * those NICs name them.
+ * sender, the reaction point (RP), cuts the QP's rate on a CNP and paces
+ * its requests to it, then recovers, as DCQCN does (Zhu et al., SIGCOMM
+ * 2015): rc, the rate, is cut by alpha / 2 and the rate before the cut
+ * becomes the target rt; alpha, the estimate of how congested the path
+ * is, moves towards 1 on every cut and decays by a factor of (1 - g)
+ * every dce_tcp_rtt without one; every rpg_time_reset and every
+ * rpg_byte_reset bytes sent, rc moves half-way to rt (fast recovery, the
+ * first rpg_threshold times), then rt rises by rpg_ai_rate (additive) and
+ * later by rpg_hai_rate (hyper) first. Once rc is back at rpg_max_rate the
+ * QP is unpaced again. Alpha's decay and the timer's increases are worked
+ * out when the QP next sends or is cut, from the time gone by: no timer
+ * runs for them. The counters and parameters are named as RoCE NICs
+ * (ConnectX) name theirs.
  */
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -30,6 +39,61 @@ static unsigned int min_time_between_cnps = 4;
 module_param(min_time_between_cnps, uint, 0644);
 MODULE_PARM_DESC(min_time_between_cnps,
 		 "Microseconds a QP waits before it sends another CNP (default 4)");
+
+static bool rp_enable = true;
+module_param(rp_enable, bool, 0644);
+MODULE_PARM_DESC(rp_enable, "A CNP cuts the QP's rate, DCQCN (default on)");
+
+static unsigned int rpg_max_rate = 10000;
+module_param(rpg_max_rate, uint, 0644);
+MODULE_PARM_DESC(rpg_max_rate,
+		 "Mbit/s a QP's first cut starts from, and unpaced again at (10000)");
+
+static unsigned int rpg_min_rate = 10;
+module_param(rpg_min_rate, uint, 0644);
+MODULE_PARM_DESC(rpg_min_rate, "Mbit/s no cut goes below (10)");
+
+static unsigned int rpg_ai_rate = 5;
+module_param(rpg_ai_rate, uint, 0644);
+MODULE_PARM_DESC(rpg_ai_rate, "Mbit/s of additive increase (5)");
+
+static unsigned int rpg_hai_rate = 50;
+module_param(rpg_hai_rate, uint, 0644);
+MODULE_PARM_DESC(rpg_hai_rate, "Mbit/s of hyper increase (50)");
+
+static unsigned int rpg_threshold = 5;
+module_param(rpg_threshold, uint, 0644);
+MODULE_PARM_DESC(rpg_threshold,
+		 "Increase events of fast recovery, and of additive increase, after a cut (5)");
+
+static unsigned int rpg_time_reset = 300;
+module_param(rpg_time_reset, uint, 0644);
+MODULE_PARM_DESC(rpg_time_reset, "Microseconds between timer increase events (300)");
+
+static unsigned int rpg_byte_reset = 32767;
+module_param(rpg_byte_reset, uint, 0644);
+MODULE_PARM_DESC(rpg_byte_reset, "Bytes sent between byte increase events (32767)");
+
+static unsigned int rate_reduce_monitor_period = 4;
+module_param(rate_reduce_monitor_period, uint, 0644);
+MODULE_PARM_DESC(rate_reduce_monitor_period,
+		 "Microseconds a QP's rate stays after a cut before CNPs cut it again (4)");
+
+static unsigned int dce_tcp_g = 1019;
+module_param(dce_tcp_g, uint, 0644);
+MODULE_PARM_DESC(dce_tcp_g,
+		 "Alpha keeps this many 1024ths of itself per update, g = (1024 - it) / 1024 (1019)");
+
+static unsigned int dce_tcp_rtt = 55;
+module_param(dce_tcp_rtt, uint, 0644);
+MODULE_PARM_DESC(dce_tcp_rtt, "Microseconds between alpha's decays with no CNP (55)");
+
+static unsigned int initial_alpha_value = 1023;
+module_param(initial_alpha_value, uint, 0644);
+MODULE_PARM_DESC(initial_alpha_value, "Alpha, in 1024ths, at a QP's first cut (1023)");
+
+#define SROCE_CC_ONE		1024	/* alpha's 1.0 */
+#define SROCE_CC_STEPS_MAX	64	/* catching up: past this many, start afresh */
 
 /* The traffic class a packet leaves with: ECT(0) added when asked to. */
 u8 sroce_cc_tclass(u8 tclass)
@@ -62,12 +126,12 @@ void sroce_cc_np_marked(struct sroce_qp *qp)
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
 
-	if (qp->cnp_sent_ns && now - qp->cnp_sent_ns < gap)
+	if (qp->cc.cnp_sent_ns && now - qp->cc.cnp_sent_ns < gap)
 		return;
 	skb = sroce_skb_alloc(qp, &qp->av, sizeof(*bth) + SROCE_CNP_RESV);
 	if (!skb)
 		return;
-	qp->cnp_sent_ns = now ?: 1;
+	qp->cc.cnp_sent_ns = now ?: 1;
 	bth = (struct sroce_bth *)skb->data;
 	bth->opcode = SROCE_OP_CNP;
 	bth->flags = 0;
@@ -81,11 +145,174 @@ void sroce_cc_np_marked(struct sroce_qp *qp)
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_NP_CNP_SENT);
 }
 
-/* RP: a CNP for @qp arrived. Consumes @skb. */
-void sroce_cc_rp_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
+/* RP: a CNP for @qp arrived. Consumes @skb; true if @qp's run must see it. */
+bool sroce_cc_rp_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
 		     struct sk_buff *skb)
 {
+	bool react = READ_ONCE(rp_enable) && qp->ibqp.qp_type == IB_QPT_RC;
+
 	trace_sroce_cnp_rcvd(sdev->ibdev.index, qp->ibqp.qp_num);
-	sroce_count(sdev, SROCE_CNT_RP_CNP_IGNORED);
 	consume_skb(skb);
+	if (!react) {
+		sroce_count(sdev, SROCE_CNT_RP_CNP_IGNORED);
+		return false;
+	}
+	sroce_count(sdev, SROCE_CNT_RP_CNP_HANDLED);
+	atomic_inc(&qp->cc.cnp_pending);
+	return true;
+}
+
+static void sroce_cc_trace(struct sroce_qp *qp)
+{
+	trace_sroce_cc_rate(qp->ibqp.device->index, qp->ibqp.qp_num,
+			    qp->cc.rc_mbps, qp->cc.rt_mbps, qp->cc.alpha);
+}
+
+/* Alpha's decays for the dce_tcp_rtt periods gone by without a cut. */
+static void sroce_cc_alpha_decay(struct sroce_cc *cc, u64 now)
+{
+	u64 period = (u64)max(READ_ONCE(dce_tcp_rtt), 1U) * NSEC_PER_USEC;
+	u32 g = min(READ_ONCE(dce_tcp_g), (unsigned int)SROCE_CC_ONE);
+	unsigned int n = 0;
+
+	while (now - cc->alpha_ns >= period && n++ < SROCE_CC_STEPS_MAX) {
+		cc->alpha = cc->alpha * g / SROCE_CC_ONE;
+		cc->alpha_ns += period;
+	}
+	if (n > SROCE_CC_STEPS_MAX)
+		cc->alpha_ns = now;
+}
+
+/* One increase event (timer or bytes): rc half-way to a target that rises. */
+static void sroce_cc_increase(struct sroce_qp *qp)
+{
+	struct sroce_cc *cc = &qp->cc;
+	u32 max = max(READ_ONCE(rpg_max_rate), 1U);
+	u32 thr = READ_ONCE(rpg_threshold);
+
+	cc->stage++;
+	if (cc->stage > 2 * thr)
+		cc->rt_mbps += READ_ONCE(rpg_hai_rate);
+	else if (cc->stage > thr)
+		cc->rt_mbps += READ_ONCE(rpg_ai_rate);
+	cc->rt_mbps = min(cc->rt_mbps, max);
+	cc->rc_mbps = (cc->rc_mbps + cc->rt_mbps + 1) / 2;
+	if (cc->rc_mbps >= max)
+		cc->rc_mbps = 0;	/* recovered: unpaced */
+	sroce_cc_trace(qp);
+}
+
+/* The timer's increase events for the rpg_time_reset periods gone by. */
+static void sroce_cc_catch_up(struct sroce_qp *qp, u64 now)
+{
+	u64 period = (u64)max(READ_ONCE(rpg_time_reset), 1U) * NSEC_PER_USEC;
+	struct sroce_cc *cc = &qp->cc;
+	unsigned int n = 0;
+
+	sroce_cc_alpha_decay(cc, now);
+	while (cc->rc_mbps && now - cc->inc_ns >= period) {
+		cc->inc_ns += period;
+		sroce_cc_increase(qp);
+		if (++n >= SROCE_CC_STEPS_MAX) {
+			cc->inc_ns = now;
+			break;
+		}
+	}
+}
+
+/* A cut for CNPs received, at most one per rate_reduce_monitor_period. */
+static void sroce_cc_cut(struct sroce_qp *qp, u64 now)
+{
+	u64 hold = (u64)READ_ONCE(rate_reduce_monitor_period) * NSEC_PER_USEC;
+	u32 g = SROCE_CC_ONE - min(READ_ONCE(dce_tcp_g), (unsigned int)SROCE_CC_ONE);
+	struct sroce_cc *cc = &qp->cc;
+
+	if (cc->rc_mbps && now - cc->cut_ns < hold)
+		return;
+	if (!cc->rc_mbps) {
+		/* The first cut since the QP was unpaced */
+		cc->rc_mbps = max(READ_ONCE(rpg_max_rate), 1U);
+		cc->alpha = min(READ_ONCE(initial_alpha_value),
+				(unsigned int)SROCE_CC_ONE);
+		cc->next_ns = now;
+	} else {
+		cc->alpha = (cc->alpha * (SROCE_CC_ONE - g) +
+			     SROCE_CC_ONE * g) / SROCE_CC_ONE;
+	}
+	cc->rt_mbps = cc->rc_mbps;
+	cc->rc_mbps -= (u32)((u64)cc->rc_mbps * cc->alpha / (2 * SROCE_CC_ONE));
+	cc->rc_mbps = max3(cc->rc_mbps, READ_ONCE(rpg_min_rate), 1U);
+	cc->cut_ns = now;
+	cc->alpha_ns = now;
+	cc->inc_ns = now;
+	cc->bytes = 0;
+	cc->stage = 0;
+	sroce_cc_trace(qp);
+}
+
+/* RP, in @qp's run: the CNPs handed over since it last looked. */
+void sroce_cc_react(struct sroce_qp *qp)
+{
+	u64 now;
+
+	if (likely(!atomic_read(&qp->cc.cnp_pending)) ||
+	    !atomic_xchg(&qp->cc.cnp_pending, 0))
+		return;
+	now = ktime_get_ns();
+	if (qp->cc.rc_mbps)
+		sroce_cc_catch_up(qp, now);
+	sroce_cc_cut(qp, now);
+}
+
+/*
+ * Whether @qp's next request may leave now at its rate; if not, its run
+ * is woken when it may. Called from @qp's run.
+ */
+bool sroce_cc_may_send(struct sroce_qp *qp)
+{
+	struct sroce_cc *cc = &qp->cc;
+	u64 now;
+
+	if (likely(!cc->rc_mbps))
+		return true;
+	now = ktime_get_ns();
+	sroce_cc_catch_up(qp, now);
+	if (!cc->rc_mbps || now >= cc->next_ns)
+		return true;
+	sroce_qp_wake_at(qp, ns_to_ktime(cc->next_ns));
+	return false;
+}
+
+/* @qp's run sent a request of @bytes (headers included): pace the next. */
+void sroce_cc_sent(struct sroce_qp *qp, u32 bytes)
+{
+	struct sroce_cc *cc = &qp->cc;
+	u64 now;
+
+	if (likely(!cc->rc_mbps))
+		return;
+	now = ktime_get_ns();
+	/* bits / (Mbit/s) = microseconds: times 1000 for ns */
+	cc->next_ns = max(cc->next_ns, now) +
+		      div_u64((u64)bytes * 8 * NSEC_PER_USEC, cc->rc_mbps);
+	cc->bytes += bytes;
+	if (cc->bytes >= READ_ONCE(rpg_byte_reset)) {
+		cc->bytes = 0;
+		sroce_cc_increase(qp);
+	}
+}
+
+/* A QP that starts again (reset) starts unpaced, its CNPs forgotten. */
+void sroce_cc_reset(struct sroce_qp *qp)
+{
+	struct sroce_cc *cc = &qp->cc;
+
+	cc->next_ns = 0;
+	cc->cut_ns = 0;
+	cc->rc_mbps = 0;
+	cc->rt_mbps = 0;
+	cc->alpha = 0;
+	cc->bytes = 0;
+	cc->stage = 0;
+	atomic_set(&cc->cnp_pending, 0);
 }

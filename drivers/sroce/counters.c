@@ -62,6 +62,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_SEND_ERR_OTHER].name		= "send_err_other",
 	[SROCE_CNT_NP_ECN_MARKED].name		= "np_ecn_marked_roce_packets",
 	[SROCE_CNT_NP_CNP_SENT].name		= "np_cnp_sent",
+	[SROCE_CNT_RP_CNP_HANDLED].name		= "rp_cnp_handled",
 	[SROCE_CNT_RP_CNP_IGNORED].name		= "rp_cnp_ignored",
 };
 

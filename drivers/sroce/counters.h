@@ -72,7 +72,8 @@ enum sroce_counter {
 	/* Congestion notification (cc.c), named as RoCE NICs name them */
 	SROCE_CNT_NP_ECN_MARKED,	/* packets that arrived CE-marked */
 	SROCE_CNT_NP_CNP_SENT,
-	SROCE_CNT_RP_CNP_IGNORED,	/* CNPs received, no rate to cut */
+	SROCE_CNT_RP_CNP_HANDLED,	/* CNPs received for a QP's rate */
+	SROCE_CNT_RP_CNP_IGNORED,	/* CNPs received, reaction point off */
 	SROCE_NUM_COUNTERS
 };
 

@@ -148,7 +148,13 @@ struct sroce_qp *sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		return NULL;
 	}
 	if (unlikely(sroce_pkt(skb)->flags & SROCE_F_CNP)) {
-		sroce_cc_rp_cnp(sdev, qp, skb);
+		/* Only the QP's peer may slow it down */
+		if (!sroce_addr_match(qp, skb)) {
+			sroce_count_drop(sdev, SROCE_CNT_DROP_ADDR);
+			kfree_skb(skb);
+		} else if (sroce_cc_rp_cnp(sdev, qp, skb)) {
+			return qp;
+		}
 		sroce_qp_put(qp);
 		return NULL;
 	}

@@ -300,6 +300,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	WRITE_ONCE(qp->comp.armed, false);
 	qp->comp.rnr_wait = false;
 	qp->comp.gap_valid = false;
+	sroce_cc_reset(qp);
 }
 
 static u8 sroce_req_opcode(struct sroce_send_wqe *wqe, bool first, bool last)
@@ -560,6 +561,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	err = sroce_xmit(qp, &qp->av, qp->src_port, skb);
 	if (err)
 		return err;
+	sroce_cc_sent(qp, info->hdr_len + payload + pad);
 
 	if (first)
 		sroce_req_wqe_psns(qp, wqe, span);
@@ -876,6 +878,9 @@ static bool sroce_req_step(struct sroce_qp *qp)
 	}
 	if (!sroce_req_may_send(qp, wqe, rc))
 		return false;
+	/* Paced to the rate CNPs cut it to (cc.c): on when it may go */
+	if (!sroce_cc_may_send(qp))
+		return false;
 
 	span = sroce_req_packet(qp, wqe);
 	if (span == -EAGAIN || span == -ENOMEM) {
@@ -905,6 +910,7 @@ bool sroce_requester(struct sroce_qp *qp, int *budget)
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return false;
+	sroce_cc_react(qp);
 	if (READ_ONCE(qp->req.probe_due) && qp->ibqp.qp_type == IB_QPT_RC) {
 		WRITE_ONCE(qp->req.probe_due, false);
 		sroce_req_tail(qp);

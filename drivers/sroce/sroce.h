@@ -238,6 +238,29 @@ static inline ktime_t sroce_us(u64 us)
 #define SROCE_TX_INFLIGHT_MAX	4096
 
 /*
+ * A QP's part in congestion control (cc.c, DCQCN). As the notification
+ * point: when it last sent a CNP. As the reaction point: its rate, rc,
+ * 0 while no CNP has cut it (unpaced); the target it recovers towards;
+ * alpha, its estimate of congestion (1024 is 1.0); the increase events
+ * since the last cut; when the next packet may leave; and when alpha and
+ * the rate were last brought up to date. cnp_pending counts the CNPs the
+ * receive path handed over (atomic); the rest is the run's.
+ */
+struct sroce_cc {
+	u64		cnp_sent_ns;
+	u64		next_ns;
+	u64		cut_ns;
+	u64		alpha_ns;
+	u64		inc_ns;
+	u32		rc_mbps;
+	u32		rt_mbps;
+	u32		alpha;
+	u32		bytes;
+	u32		stage;
+	atomic_t	cnp_pending;
+};
+
+/*
  * What a QP's packets in the netdev's hands point to (txbuf.c): it counts
  * them, and outlives the QP until the last one is freed, so that
  * destroying a QP never waits for a netdev or a qdisc to let go.
@@ -291,8 +314,8 @@ struct sroce_qp {
 	u32			mtu;		/* path MTU in bytes */
 	/* When the netdev started to drop our packets, or 0 (net.c); run */
 	unsigned long		xmit_drop_since;
-	/* When this QP last sent a CNP (cc.c), in ns, or 0; run */
-	u64			cnp_sent_ns;
+	/* Congestion notification and rate (cc.c); run, but cnp_pending */
+	struct sroce_cc		cc;
 	/*
 	 * Where the last wire packet left from (net.c: sroce_tx_order_ok()):
 	 * the CPU, or -1, that CPU's input backlog tail after it, and when;
@@ -641,8 +664,12 @@ void sroce_hold_dup(struct sroce_qp *qp, struct sroce_hold *h, u32 psn);
 u8 sroce_cc_tclass(u8 tclass);
 bool sroce_cc_rcvd_ce(const struct sk_buff *skb);
 void sroce_cc_np_marked(struct sroce_qp *qp);
-void sroce_cc_rp_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
+bool sroce_cc_rp_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
 		     struct sk_buff *skb);
+void sroce_cc_react(struct sroce_qp *qp);
+bool sroce_cc_may_send(struct sroce_qp *qp);
+void sroce_cc_sent(struct sroce_qp *qp, u32 bytes);
+void sroce_cc_reset(struct sroce_qp *qp);
 
 /* mr.c: data movement */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,

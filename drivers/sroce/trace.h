@@ -233,6 +233,28 @@ DEFINE_EVENT(sroce_cnp_class, sroce_cnp_rcvd,
 	TP_PROTO(u32 dev, u32 qpn),
 	TP_ARGS(dev, qpn));
 
+/* A QP's rate (cc.c): rc Mbit/s (0: unpaced), target rt, alpha in 1024ths. */
+TRACE_EVENT(sroce_cc_rate,
+	TP_PROTO(u32 dev, u32 qpn, u32 rc, u32 rt, u32 alpha),
+	TP_ARGS(dev, qpn, rc, rt, alpha),
+	TP_STRUCT__entry(
+		__field(u32, dev)
+		__field(u32, qpn)
+		__field(u32, rc)
+		__field(u32, rt)
+		__field(u32, alpha)
+	),
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->qpn = qpn;
+		__entry->rc = rc;
+		__entry->rt = rt;
+		__entry->alpha = alpha;
+	),
+	TP_printk("dev=%u qpn=%u rc=%u rt=%u alpha=%u", __entry->dev,
+		  __entry->qpn, __entry->rc, __entry->rt, __entry->alpha)
+);
+
 #endif /* SROCE_TRACE_H */
 
 /* The define_trace.h part: where to find this file again, out of tree. */

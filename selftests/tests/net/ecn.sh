@@ -1,26 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# ECN (RFC 3168) through a bottleneck that marks: tbf at 100 Mbit/s on
-# sroce_a's port (va), under it fq_codel marking every ECN-capable packet
-# that waited over 1 ms (ce_threshold), RC traffic across (rc_data
-# integrity, every byte compared):
+# ECN (RFC 3168) and DCQCN through a bottleneck that marks: tbf at
+# 100 Mbit/s on sroce_a's port (va), under it fq_codel marking every
+# ECN-capable packet that waited over 1 ms (ce_threshold), RC traffic
+# across (rc_data integrity, the same operations each time, every byte
+# compared):
 #   - sroce.ecn=0: the packets are not ECN-capable, so the qdisc marks
-#     none and sroce_b counts none (np_ecn_marked_roce_packets);
-#   - sroce.ecn=1: they are ECT(0); the qdisc marks some, and sroce_b
-#     counts exactly as many CE-marked arrivals as the qdisc marked
-#     (nothing else crosses va ECN-capable), sroce_a none; sroce_b answers
-#     with CNPs (np_cnp_sent), at most one per marked packet, and sroce_a
-#     receives every one of them (rp_cnp_ignored: no rate limiter yet).
+#     none, sroce_b counts none (np_ecn_marked_roce_packets), no CNP;
+#   - sroce.ecn=1, rp_enable=0: they are ECT(0); the qdisc marks some, and
+#     sroce_b counts exactly as many CE-marked arrivals as the qdisc
+#     marked (nothing else crosses va ECN-capable), sroce_a none; sroce_b
+#     answers with CNPs (np_cnp_sent), at most one per marked packet, and
+#     sroce_a receives every one of them and ignores it (rp_cnp_ignored);
+#   - the same with rp_enable=1: sroce_a handles every CNP
+#     (rp_cnp_handled), cuts its QPs' rates and paces them (the
+#     sroce_cc_rate tracepoint shows the cuts), and the traffic passes.
 . /tests/lib.sh
 . /tests/net/traffic.lib
 
 for m in sch_tbf sch_fq_codel; do
 	modprobe "$m" 2>/dev/null || skip "no $m in this kernel"
 done
-P=/sys/module/sroce/parameters/ecn
+P=/sys/module/sroce/parameters
+T=/sys/kernel/tracing
+[[ -d $T/events ]] || T=/sys/kernel/debug/tracing
 rdma_pair
-[[ -w $P ]] || fail "no writable $P"
-at_exit "echo 0 >$P"
+[[ -w $P/ecn && -w $P/rp_enable ]] || fail "no writable $P/ecn, $P/rp_enable"
+[[ -d $T/events/sroce/sroce_cc_rate ]] || fail "no sroce_cc_rate tracepoint"
+at_exit "echo 0 >$P/ecn; echo 1 >$P/rp_enable"
+at_exit "echo 0 >$T/events/sroce/sroce_cc_rate/enable; : >$T/trace"
 pin_neighbours
 ip netns exec ha tc qdisc add dev va root handle 1: tbf rate 100mbit burst 32k latency 1s ||
 	fail "tbf on va"
@@ -37,47 +45,76 @@ marks() {
 		END { print n + 0 }'
 }
 
-# delta VAR DEV COUNTER: COUNTER of DEV since snap() saved it in VAR
-snap() { local -n _v=$1; _v=$(cnt "$2" "$3"); }
-delta() { local -n _v=$1; echo $(($(cnt "$2" "$3") - _v)); }
-
-# run ECN: traffic with sroce.ecn=ECN; sets MARKED (the qdisc's marks),
-# CE_B and CE_A (the devices' CE counts), CNP_B and CNP_A (CNPs sent) and
-# RCNP_A and RCNP_B (CNPs received) for the run
+CTRS="np_ecn_marked_roce_packets np_cnp_sent rp_cnp_ignored rp_cnp_handled"
+# run ECN RP: traffic with sroce.ecn=ECN, rp_enable=RP; sets MARKED (the
+# qdisc's marks) and D[DEV:COUNTER], each counter's growth on each device
+declare -A D
 run() {
-	local m0 b0 a0 sb0 sa0 rb0 ra0
-	echo "$1" >"$P" || fail "ecn=$1"
-	m0=$(marks)
-	snap b0 sroce_b np_ecn_marked_roce_packets
-	snap a0 sroce_a np_ecn_marked_roce_packets
-	snap sb0 sroce_b np_cnp_sent
-	snap sa0 sroce_a np_cnp_sent
-	snap rb0 sroce_b rp_cnp_ignored
-	snap ra0 sroce_a rp_cnp_ignored
-	traffic "ecn$1" 4 2 40
-	traffic_ok "ecn$1" "ecn=$1"
-	MARKED=$(($(marks) - m0))
-	CE_B=$(delta b0 sroce_b np_ecn_marked_roce_packets)
-	CE_A=$(delta a0 sroce_a np_ecn_marked_roce_packets)
-	CNP_B=$(delta sb0 sroce_b np_cnp_sent)
-	CNP_A=$(delta sa0 sroce_a np_cnp_sent)
-	RCNP_B=$(delta rb0 sroce_b rp_cnp_ignored)
-	RCNP_A=$(delta ra0 sroce_a rp_cnp_ignored)
-	echo "SUMMARY ecn=$1: qdisc marked $MARKED; CE counted by sroce_b $CE_B, sroce_a $CE_A;" \
-		"CNPs sent by sroce_b $CNP_B, sroce_a $CNP_A; received by sroce_a $RCNP_A, sroce_b $RCNP_B"
+	local -A c0
+	local d c t0
+	echo "$1" >"$P/ecn" && echo "$2" >"$P/rp_enable" || fail "ecn=$1 rp_enable=$2"
+	for d in sroce_a sroce_b; do
+		for c in $CTRS; do c0[$d:$c]=$(cnt $d $c); done
+	done
+	t0=$(marks)
+	traffic "ecn$1$2" 4 2 40
+	traffic_ok "ecn$1$2" "ecn=$1 rp_enable=$2"
+	MARKED=$(($(marks) - t0))
+	for d in sroce_a sroce_b; do
+		for c in $CTRS; do D[$d:$c]=$(($(cnt $d $c) - c0[$d:$c])); done
+	done
+	echo "SUMMARY ecn=$1 rp_enable=$2: qdisc marked $MARKED; CE counted by sroce_b" \
+		"${D[sroce_b:np_ecn_marked_roce_packets]}, sroce_a ${D[sroce_a:np_ecn_marked_roce_packets]};" \
+		"CNPs sent by sroce_b ${D[sroce_b:np_cnp_sent]}, sroce_a ${D[sroce_a:np_cnp_sent]};" \
+		"sroce_a handled ${D[sroce_a:rp_cnp_handled]}, ignored ${D[sroce_a:rp_cnp_ignored]}"
+}
+# the counters that must not move: the other way, and the RP's other one
+quiet() {
+	local c
+	for c in "$@"; do
+		((D[$c] == 0)) || fail "$WHAT: $c grew by ${D[$c]}"
+	done
 }
 
-run 0
-((MARKED == 0 && CE_B == 0 && CE_A == 0)) || fail "ecn=0: packets were ECN-capable"
-((CNP_A + CNP_B + RCNP_A + RCNP_B == 0)) || fail "ecn=0: CNPs without a mark"
-run 1
-((MARKED > 0)) || {
-	ip netns exec ha tc -s qdisc show dev va
-	fail "ecn=1: the qdisc marked nothing (no packet ECN-capable, or no queue)"
+WHAT="ecn=0"
+run 0 1
+((MARKED == 0)) || fail "$WHAT: the qdisc marked $MARKED packets: they were ECN-capable"
+quiet sroce_b:np_ecn_marked_roce_packets sroce_a:np_ecn_marked_roce_packets \
+	sroce_b:np_cnp_sent sroce_a:np_cnp_sent sroce_a:rp_cnp_handled sroce_a:rp_cnp_ignored
+
+# marked_ok: marks counted as the qdisc made them, CNPs for them, all arrived
+marked_ok() {
+	local ce=${D[sroce_b:np_ecn_marked_roce_packets]} cnp=${D[sroce_b:np_cnp_sent]}
+	((MARKED > 0)) || {
+		ip netns exec ha tc -s qdisc show dev va
+		fail "$WHAT: the qdisc marked nothing (no packet ECN-capable, or no queue)"
+	}
+	((ce == MARKED)) || fail "$WHAT: sroce_b counted $ce CE-marked packets, the qdisc marked $MARKED"
+	((cnp > 0 && cnp <= ce)) || fail "$WHAT: sroce_b sent $cnp CNPs for $ce marks"
+	quiet sroce_a:np_ecn_marked_roce_packets sroce_a:np_cnp_sent \
+		sroce_b:rp_cnp_handled sroce_b:rp_cnp_ignored
 }
-((CE_B == MARKED)) || fail "ecn=1: sroce_b counted $CE_B CE-marked packets, the qdisc marked $MARKED"
-((CE_A == 0)) || fail "ecn=1: sroce_a counted $CE_A, nothing marks its way"
-((CNP_B > 0 && CNP_B <= CE_B)) || fail "ecn=1: sroce_b sent $CNP_B CNPs for $CE_B marks"
-((CNP_A == 0 && RCNP_B == 0)) || fail "ecn=1: CNPs the other way ($CNP_A sent, $RCNP_B received)"
-((RCNP_A == CNP_B)) || fail "ecn=1: sroce_a received $RCNP_A of sroce_b's $CNP_B CNPs"
+
+WHAT="ecn=1 rp_enable=0"
+run 1 0
+marked_ok
+MARKED_NO_RP=$MARKED
+((D[sroce_a:rp_cnp_ignored] == D[sroce_b:np_cnp_sent])) ||
+	fail "$WHAT: sroce_a ignored ${D[sroce_a:rp_cnp_ignored]} of ${D[sroce_b:np_cnp_sent]} CNPs"
+quiet sroce_a:rp_cnp_handled
+
+WHAT="ecn=1 rp_enable=1"
+: >"$T/trace"
+echo 1 >"$T/events/sroce/sroce_cc_rate/enable" || fail "enable sroce_cc_rate"
+run 1 1
+echo 0 >"$T/events/sroce/sroce_cc_rate/enable"
+marked_ok
+((D[sroce_a:rp_cnp_handled] == D[sroce_b:np_cnp_sent])) ||
+	fail "$WHAT: sroce_a handled ${D[sroce_a:rp_cnp_handled]} of ${D[sroce_b:np_cnp_sent]} CNPs"
+quiet sroce_a:rp_cnp_ignored
+cuts=$(grep -cE 'sroce_cc_rate: .* rc=[1-9][0-9]* ' "$T/trace" || true)
+lowest=$(sed -n 's/.*sroce_cc_rate: .* rc=\([1-9][0-9]*\) .*/\1/p' "$T/trace" | sort -n | head -n 1)
+echo "SUMMARY rp_enable=1: $cuts paced rate changes, lowest ${lowest:-none} Mbit/s;" \
+	"the qdisc marked $MARKED packets, $MARKED_NO_RP with rp_enable=0"
+((cuts > 0)) || fail "$WHAT: no QP was paced (no sroce_cc_rate event with a rate)"
 pass
