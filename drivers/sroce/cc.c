@@ -172,7 +172,7 @@ static void sroce_cc_trace(struct sroce_qp *qp)
 static void sroce_cc_alpha_decay(struct sroce_cc *cc, u64 now)
 {
 	u64 period = (u64)max(READ_ONCE(dce_tcp_rtt), 1U) * NSEC_PER_USEC;
-	u32 g = min(READ_ONCE(dce_tcp_g), (unsigned int)SROCE_CC_ONE);
+	u32 g = min_t(u32, READ_ONCE(dce_tcp_g), SROCE_CC_ONE);
 	unsigned int n = 0;
 
 	while (now - cc->alpha_ns >= period && n++ < SROCE_CC_STEPS_MAX) {
@@ -224,7 +224,7 @@ static void sroce_cc_catch_up(struct sroce_qp *qp, u64 now)
 static void sroce_cc_cut(struct sroce_qp *qp, u64 now)
 {
 	u64 hold = (u64)READ_ONCE(rate_reduce_monitor_period) * NSEC_PER_USEC;
-	u32 g = SROCE_CC_ONE - min(READ_ONCE(dce_tcp_g), (unsigned int)SROCE_CC_ONE);
+	u32 g = SROCE_CC_ONE - min_t(u32, READ_ONCE(dce_tcp_g), SROCE_CC_ONE);
 	struct sroce_cc *cc = &qp->cc;
 
 	if (cc->rc_mbps && now - cc->cut_ns < hold)
@@ -232,8 +232,8 @@ static void sroce_cc_cut(struct sroce_qp *qp, u64 now)
 	if (!cc->rc_mbps) {
 		/* The first cut since the QP was unpaced */
 		cc->rc_mbps = max(READ_ONCE(rpg_max_rate), 1U);
-		cc->alpha = min(READ_ONCE(initial_alpha_value),
-				(unsigned int)SROCE_CC_ONE);
+		cc->alpha = READ_ONCE(initial_alpha_value);
+		cc->alpha = min_t(u32, cc->alpha, SROCE_CC_ONE);
 		cc->next_ns = now;
 	} else {
 		cc->alpha = (cc->alpha * (SROCE_CC_ONE - g) +
