@@ -362,6 +362,7 @@ MODS=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm veth dummy udp_tunn
 	sd_mod
 	null_blk bridge 8021q virtio_net virtio_pci ib_uverbs_support crc32_generic sch_netem sch_tbf
 	sch_ingress cls_matchall act_gact sch_prio cls_u32 macvlan ipvlan vxlan geneve bonding
+	ifb act_mirred sch_fq_codel sch_red
 	nf_tables)
 
 # modprobe -d wants DIR/lib/modules/KVER; build that view for either layout

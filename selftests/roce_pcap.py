@@ -58,6 +58,11 @@
 #    --mtu before the flow's first FIRST/MIDDLE).
 #  - AETH syndrome: ACK 0x00-0x1f, RNR NAK 0x20-0x3f, NAK 0x60-0x64; read
 #    responses and atomic ACKs only ACK.
+#  - CNP (IBA A17.9.2): BECN set, no AckReq; one the capturing host sent
+#    (--ip for A.pcap, --peer-ip for B.pcap) must follow a CE-marked packet
+#    from the host it goes to (a VIOLATION if not), unless --ce-unseen says
+#    that the marks are made after the capture point. The summary says, per
+#    capture, "ecn NAME: M CE-marked packets, N CNPs".
 #  - sequence, per flow (src IP, dst IP, UDP source port, dst QPN), flows
 #    forgotten at each marker (a test step's QPs end with it):
 #    requests: a packet at the flow's highest PSN + 1 (new, in order) must
@@ -252,8 +257,12 @@ class Checker:
     """the checks of one capture (see the top of the file); .frame() for
     each frame in order, .mark() at each marker"""
 
-    def __init__(self, name, mtu, max_report, out=sys.stdout):
+    def __init__(self, name, mtu, max_report, out=sys.stdout, me=()):
         self.name = name
+        self.me = set(me)               # the capturing host's addresses, if known
+        self.ce = set()                 # (src, dst) a CE-marked packet went
+        self.ce_marked = 0
+        self.cnps = 0
         self.mtu = mtu                  # 0: any IB MTU
         self.max_report = max_report
         self.out = out
@@ -369,10 +378,36 @@ class Checker:
             else:
                 bad.append("ICRC %s, computed %s" % (
                     ip[end - 4:end].hex(), icrc(ip, iphlen, ip[iphlen + 8:end - 4]).hex()))
+        unasked = self.ecn(bad, ip, ib, op)
         r = self.done(bad, no, t, ip, iphlen, ext, b)
+        if unasked:
+            self.report("VIOLATION", "CNP to %s, which sent no CE-marked packet here before it"
+                        % unasked, no, t, ip, iphlen, ext)
         if info and info[2]:
             self.sequence(no, t, ip, iphlen, ext, b, info)
         return r
+
+    def ecn(self, bad, ip, ib, op):
+        """CE marks seen, and CNPs (IBA A17.9.2): BECN set, no AckReq, and,
+        from the capturing host, after a CE-marked packet from the host the
+        CNP goes to; -> that host if a CNP came without one"""
+        if ip[0] >> 4 == 4:
+            ecn, src, dst = ip[1] & 3, ip_str(ip[12:16]), ip_str(ip[16:20])
+        else:
+            ecn, src, dst = (ip[1] >> 4) & 3, ip_str(ip[8:24]), ip_str(ip[24:40])
+        if ecn == 3:
+            self.ce_marked += 1
+            self.ce.add((src, dst))
+        if op != 0x81:
+            return None
+        self.cnps += 1
+        if not ib[4] & 0x40:
+            bad.append("CNP without BECN")
+        if ib[8] & 0x80:
+            bad.append("CNP with AckReq")
+        if src in self.me and (dst, src) not in self.ce:
+            return dst
+        return None
 
     def done(self, bad, no, t, ip, iphlen, ext, b):
         for why in bad:
@@ -521,6 +556,9 @@ def main():
     ap.add_argument("--mtu", default="1024",
                     help="the largest path MTU (RoCE payload per packet), or auto:"
                     " any IB MTU, the same on all FIRST/MIDDLE packets of a flow")
+    ap.add_argument("--ce-unseen", action="store_true",
+                    help="marks are made after the capture point (a congestion point"
+                    " inside the receiving host): CNPs are not matched to them")
     ap.add_argument("--no-fail", action="store_true",
                     help="exit 0 even when the checks find problems")
     ap.add_argument("--max-report", type=int, default=200,
@@ -532,12 +570,13 @@ def main():
         ap.error("--mtu: a number of bytes (at least 256), or auto")
     mtu = a.mtu = int(a.mtu)
 
-    ck = Checker(a.pcap, mtu, a.max_report)
+    ck = Checker(a.pcap, mtu, a.max_report, me=() if a.ce_unseen else a.ip.split(","))
     t0, sections = read_sections(a.pcap, ck)
     checkers = [ck]
     peer = {}
     if a.peer_pcap:
-        pc = Checker(a.peer_pcap, mtu, a.max_report)
+        pc = Checker(a.peer_pcap, mtu, a.max_report,
+                     me=() if a.ce_unseen else a.peer_ip.split(","))
         _, ps = read_sections(a.peer_pcap, pc)
         peer = {n: pk for n, pk in ps}
         checkers.append(pc)
@@ -546,6 +585,7 @@ def main():
         print("checked %s: %d MALFORMED, %d VIOLATION; ICRC right on %d of %d frames"
               " captured whole" % (c.name, c.problems["MALFORMED"],
                                    c.problems["VIOLATION"], c.icrc_ok, c.whole))
+        print("ecn %s: %d CE-marked packets, %d CNPs" % (c.name, c.ce_marked, c.cnps))
     bad = sum(sum(c.problems.values()) for c in checkers)
     print("malformed: %d" % bad)
     return 1 if bad and not a.no_fail else 0

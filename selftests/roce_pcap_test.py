@@ -137,7 +137,7 @@ def good_frames(v6=False):
         back(0x0e, 6, payload=mtu),
         back(0x0f, 7, payload=b"12"),
         roce(0x0c, 5, v6=v6),                                      # re-sent READ
-        back(0x10, 5, payload=b"re-read"),
+        back(0x10, 5, payload=b"re-read", tos=0x03),               # CE-marked
         roce(0x06, 8, payload=mtu, v6=v6),                         # WRITE after gap
         roce(0x09, 9, payload=b"", ext=b"\0\0\0\1", v6=v6),
         roce(0x13, 10, v6=v6),                                     # CMP_SWAP
@@ -145,7 +145,7 @@ def good_frames(v6=False):
         roce(0x24, 77, dqpn=0x33, payload=b"uc" * 33, v6=v6),      # UC SEND_ONLY
         roce(0x64, 0, dqpn=1, payload=b"mad" * 80, v6=v6),         # UD
         roce(0x65, 0, dqpn=1, payload=b"", v6=v6),
-        roce(0x81, 0, dqpn=0x11, v6=v6),                           # CNP
+        roce(0x81, 0, dqpn=0x40000011, v6=v6),                     # CNP, BECN
         roce(0x17, 11, payload=b"inv", v6=v6),                     # SEND_ONLY_INV
         roce(0x04, 12, payload=bytes(1000), v6=v6, tos=0xb8, ttl=1),
     ]
@@ -190,6 +190,28 @@ class CheckerTest(unittest.TestCase):
         for v6 in (False, True):
             self.assert_clean(good_frames(v6))
             self.assertEqual(self.last.icrc_ok, len(good_frames(v6)))
+
+    def test_cnp(self):
+        """a CNP needs BECN and no AckReq; one the capturing host sent
+        must follow a CE-marked packet from where it goes"""
+        self.assert_caught(roce(0x81, 0, dqpn=0x11), "MALFORMED", "CNP without BECN")
+        self.assert_caught(roce(0x81, 0, dqpn=0x40000011, ackreq=1), "MALFORMED",
+                           "CNP with AckReq")
+        cnp = roce(0x81, 0, dqpn=0x40000011)
+        for me, ce, want in ((("192.0.2.1",), None, 1), ((), None, 0),
+                             (("192.0.2.2",), None, 0),
+                             (("192.0.2.1",), resp(0x11, 1, syn=0x1f, tos=0x03), 0),
+                             (("192.0.2.1",), roce(0x04, 1, payload=b"x", tos=0x03), 1)):
+            p = os.path.join(self.dir, "c.pcap")
+            write_pcap(p, ([ce] if ce else []) + [cnp])
+            out = io.StringIO()
+            ck = rp.Checker("c.pcap", 1024, 1000, out, me=me)
+            rp.read_sections(p, ck)
+            self.assertEqual(ck.problems["VIOLATION"], want, (me, out.getvalue()))
+            self.assertEqual(ck.problems["MALFORMED"], 0, out.getvalue())
+            self.assertEqual((ck.cnps, ck.ce_marked), (1, 1 if ce else 0))
+            if want:
+                self.assertIn("CNP to 192.0.2.2, which sent no CE-marked packet", out.getvalue())
 
     def test_good_truncated(self):
         """a 192-byte snaplen (vm2.sh): lengths from the headers, no ICRC

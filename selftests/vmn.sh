@@ -23,7 +23,7 @@
 # taps' drop counters are printed at the end ("taps dropped").
 # Each VM's NIC is captured into DIR/K.pcap (first 192 bytes of each frame);
 # selftests/roce_pcap.py checks every RoCE frame in it (lengths, headers,
-# opcode sequences) and a malformed one fails the run.
+# opcode sequences, CNPs' form) and a malformed one fails the run.
 # Output: each VM's TAP, lines prefixed "K/", then "P passed, F failed, S
 # skipped" over all. Exit 0 if nothing failed, 1 on failures, kernel splats
 # or malformed frames, 2 if a VM died or timed out. Once one VM has ended,
@@ -114,7 +114,9 @@ qemu_cmd() {
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
 		-serial "file:$d/console.log" -serial "file:$d/results.tap"
 		-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0
-		-netdev "tap,id=seg,ifname=tap$k,script=no,downscript=no"
+		# no virtio-net header: no offloads, as on vm2.sh's socket
+		# netdevs, and plain Ethernet frames in the capture
+		-netdev "tap,id=seg,ifname=tap$k,script=no,downscript=no,vnet_hdr=off"
 		-device "virtio-net-pci,netdev=seg,mac=$mac")
 	((CAPTURE)) && QCMD+=(-object "filter-dump,id=dump,netdev=seg,file=$LOGDIR/$k.pcap,maxlen=192")
 	return 0
@@ -219,12 +221,30 @@ done
 PMTU=4096
 while ((PMTU > 256 && PMTU > MTU - 80)); do PMTU=$((PMTU / 2)); done
 for ((k = 1; CAPTURE && k <= NODES; k++)); do
-	[[ -s $LOGDIR/$k.pcap ]] || continue
+	if [[ ! -s $LOGDIR/$k.pcap ]]; then
+		echo "vmn.sh: node $k's NIC was not captured ($LOGDIR/$k.pcap)"
+		((RC)) || RC=1
+		continue
+	fi
 	pr=0
-	"$REPO/selftests/roce_pcap.py" "$LOGDIR/$k.pcap" --mtu "$PMTU" --no-fail \
+	# --ip this node; --peer-ip a node that is not there (the checker's
+	# pairing is vm2.sh's). --ce-unseen: the cluster tests' congestion
+	# point is the receiving node's ingress (an IFB), after its NIC, where
+	# the capture is taken: no mark shows in it, so the CNPs are checked
+	# for their form here, and against the marks by the tests' counters.
+	"$REPO/selftests/roce_pcap.py" "$LOGDIR/$k.pcap" --mtu "$PMTU" --no-fail --ce-unseen \
+		--ip "192.0.2.$k,2001:db8::$(printf %x "$k")" --peer-ip 192.0.2.254,2001:db8::fe \
 		>"$LOGDIR/$k.roce.txt" 2>&1 || pr=$?
 	m=$(sed -n 's/^malformed: \([0-9]*\).*/\1/p' "$LOGDIR/$k.roce.txt" | tail -n 1)
-	echo "# capture $k: $(grep -m 1 '^checked' "$LOGDIR/$k.roce.txt" || echo '?'), malformed ${m:-?}"
+	n=$(sed -n 's/^== .*: \([0-9]*\) RoCE packets.*/\1/p' "$LOGDIR/$k.roce.txt" |
+		awk '{ n += $1 } END { print n + 0 }')
+	echo "# capture $k: $n RoCE frames; $(grep -m 1 '^checked' "$LOGDIR/$k.roce.txt" |
+		sed 's/^checked [^ ]*: //');" \
+		"$(grep -m 1 '^ecn' "$LOGDIR/$k.roce.txt" | sed 's/^ecn [^ ]*: //'); malformed ${m:-?}"
+	if ((n == 0)); then
+		echo "vmn.sh: node $k's capture has no RoCE frame: nothing was checked"
+		((RC)) || RC=1
+	fi
 	if ((pr)) || [[ $m != 0 ]]; then
 		echo "vmn.sh: node $k's capture: malformed frames or the checker failed (exit $pr), see $LOGDIR/$k.roce.txt"
 		{ grep -m 20 -E '^(MALFORMED|VIOLATION) ' "$LOGDIR/$k.roce.txt" || true; } | sed 's/^/# /'

@@ -3,16 +3,27 @@
 # timeout: 1500
 # 1,000 rdma_cm connections from every other node at once to node 1: each a
 # fresh rping client (resolve, connect, one verified RDMA READ/WRITE ping,
-# disconnect) against one persistent rping server (-P) on node 1 that
+# disconnect) against a persistent rping server (-P) on node 1 that
 # listens once, before the first client starts. No REJ is legitimate: every
-# client must exit 0 with its ping, the server must see every disconnect,
+# client must exit 0 with its ping, the servers must see every disconnect,
 # and no node's IB CM counters may show a REJ. Each client node prints its
-# connection rate, the server the cluster's (rping's one exit race is
+# connection rate, node 1 the cluster's (rping's one exit race is
 # forgiven, as in tests/cm/connect300.sh).
+#
+# Node 1 runs one server per client node, each on its own port: rdma-core
+# 44's rping (bookworm's) loses a connect request when a persistent server
+# gets two before its main thread has taken the first (its CM event thread
+# overwrites the one child cm_id it keeps; rdma-core later made that thread
+# wait for the main one). Seen with sroce and with rdma_rxe alike, and in
+# node 1's capture: REQs from two nodes 2 ms apart, the second answered with
+# a REP, the first only with an MRA when sent again 6 s later, then the
+# client's REJ when it gave up at 30 s. One client node per listener keeps
+# its requests apart; node 1's CM still takes three streams at once.
 . /tests/cluster/cl.lib
 
 TOTAL=1000
 LIMIT=1200
+PORT=7180
 modprobe rdma_ucm 2>/dev/null || true
 cmc() { cat "/sys/class/infiniband/$TH_DEV/ports/1/$1/$2"; }
 rej0="$(cmc cm_tx_msgs rej) $(cmc cm_rx_msgs rej)"
@@ -28,7 +39,8 @@ connect_n() {
 	local n=$1 t0=$SECONDS ok=0 rejects=0 bad=0 i c out pings
 	for ((i = 1; i <= n; i++)); do
 		c=0
-		out=$(timeout 30 rping -c -a "$(cl_addr4 1)" -C 1 -v -V -S 64 2>&1) || c=$?
+		out=$(timeout 30 rping -c -a "$(cl_addr4 1)" -p $((PORT + TH_NODE)) -C 1 -v -V -S 64 2>&1) ||
+			c=$?
 		pings=$(grep -c '^ping data: rdma-ping-0: ' <<<"$out" || true)
 		rejects=$((rejects + $(grep -c 'REJECTED' <<<"$out" || true)))
 		if ((c == 255 && pings == 1)) &&
@@ -50,23 +62,33 @@ connect_n() {
 
 cl_sync start >/dev/null || fail "the nodes did not meet"
 if ((TH_NODE == 1)); then
-	bg_run srv rping -s -P -a "$TH_ME4" -V -S 64
-	( wait_cm_listen "$TH_DEV" ) || cl_fail "no rping listener"
+	for ((k = 2; k <= TH_NODES; k++)); do
+		bg_run "srv$k" rping -s -P -a "$TH_ME4" -p $((PORT + k)) -V -S 64
+	done
+	wait_for 30 "$((TH_NODES - 1)) rping listeners" eval \
+		'(($(rdma resource show cm_id 2>/dev/null | grep -c "state LISTEN") >= TH_NODES - 1))' ||
+		cl_fail "no rping listeners"
+	sleep 0.3	# see lib.sh: wait_cm_listen
 	t0=${EPOCHREALTIME/./}
 	cl_sync ready >/dev/null || cl_fail "the nodes did not meet"
 	res=$(cl_sync clients - $((LIMIT + 120))) || cl_fail "the clients did not report"
 	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
-	kill -0 "${_BG_PID[srv]}" 2>/dev/null || cl_fail "the rping server died: $(bg_log srv | tail -n 3)"
-	bg_kill srv
-	disc=$(bg_log srv | grep -c 'server DISCONNECT EVENT' || true)
-	bad=$(bg_log srv | grep -v -e 'server DISCONNECT EVENT' -e '^wait for RDMA_READ_ADV state 10$' |
-		grep -c . || true)
+	disc=0 bad=0
+	for ((k = 2; k <= TH_NODES; k++)); do
+		kill -0 "${_BG_PID[srv$k]}" 2>/dev/null ||
+			cl_fail "the rping server for node $k died: $(bg_log "srv$k" | tail -n 3)"
+		bg_kill "srv$k"
+		disc=$((disc + $(bg_log "srv$k" | grep -c 'server DISCONNECT EVENT' || true)))
+		other=$(bg_log "srv$k" | grep -v -e 'server DISCONNECT EVENT' \
+			-e '^wait for RDMA_READ_ADV state 10$' || true)
+		[[ -z $other ]] || { echo "server for node $k: $other" | head -n 10; bad=$((bad + 1)); }
+	done
 	log "clients (node:good,rejected,seconds): $res"
 	rate=$((disc * 10000 / (ms + 1)))
-	log "server: $disc disconnects in $ms ms ($((rate / 10)).$((rate % 10)) a second), $bad other lines"
+	log "servers: $disc disconnects in $ms ms ($((rate / 10)).$((rate % 10)) a second), $bad with other lines"
 	echo "SUMMARY connect1000 $TH_DRIVERS: $disc connections from $((TH_NODES - 1)) nodes in $ms ms, $((rate / 10)).$((rate % 10)) a second"
-	((disc == TOTAL)) || cl_fail "the server saw $disc disconnects, not $TOTAL"
-	((bad == 0)) || { bg_log srv | head -n 20; cl_fail "the server printed $bad other lines"; }
+	((disc == TOTAL)) || cl_fail "the servers saw $disc disconnects, not $TOTAL"
+	((bad == 0)) || cl_fail "$bad servers printed more than disconnects"
 else
 	cl_sync ready >/dev/null || fail "the nodes did not meet"
 	n=$(share)
