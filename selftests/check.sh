@@ -490,6 +490,22 @@ cluster_tests() {
 		failed=$((failed + 1))
 	fi
 	[ $r = 0 ] || echo "not ok ${pfx}cluster-$nodes # vmn.sh exit $r, see $log.out"
+	cluster_chart "$log"
+}
+
+# cluster_chart LOGDIR: cluster/incast's senders' rates over time, from
+# their TAP, into build/incast-KVER.png (selftests/bench/incast.gp)
+cluster_chart() {
+	local dat=$build/incast-$kver.dat
+	tr -d '\r' <<<"$(cat "$1"/*/results.tap 2>/dev/null)" |
+		sed -n 's/^SUMMARY incast-\(nocc\|cc\) node \([0-9]*\) .*sent (ms:Mbit\/s): \(.*\)Mbit\/s$/\1 \2 \3/p' |
+		awk '{ r = $1 == "nocc" ? 0 : 1; n = $2; if (NF == 2) next
+			for (i = 3; i <= NF; i++) { split($i, v, ":"); print r, n, v[1], v[2] }
+			print "" }' >"$dat"
+	[ -s "$dat" ] && command -v gnuplot >/dev/null || return 0
+	gnuplot -e "data='$dat'; out='$build/incast-$kver.png'; mbit='40'; nodes='$nodes';
+		title='cluster/incast on $kver: 3 senders, 1 receiver, $drivers'" \
+		selftests/bench/incast.gp && echo "# chart: $build/incast-$kver.png"
 }
 
 pair_logs=()

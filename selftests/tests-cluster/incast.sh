@@ -93,7 +93,7 @@ run() {
 		bw=$(awk '$1 == 65536 { print $4 }' <<<"$out" | tail -n 1)
 		((rc == 0)) && [[ -n $bw ]] || { tail -n 5 <<<"$out"; cl_fail "$name: ib_write_bw exit $rc"; }
 		echo "SUMMARY $name node $TH_NODE ($TH_DRIVER): ${bw:-?} MB/s;" \
-			"series (ms bytes): $(awk 'NR > 1 { printf "%d:%.1f ", $1, ($2 - b) * 8 / ($1 - t) / 1000 } { t = $1; b = $2 }' \
+			"sent (ms:Mbit/s): $(awk 'NR > 1 { printf "%d:%.1f ", $1, ($2 - b) * 8 / ($1 - t) / 1000 } { t = $1; b = $2 }' \
 				"$PWD/$name.series")Mbit/s"
 		all="${bw:-0},$(($(ctr retransmits) - p0)),$(($(ctr completer_retry_err) - r0)),$(($(ctr retrans_nak) - t0)),$(($(ctr rp_cnp_handled) - h0))"
 		cl_sync "$name:done" "$all" >/dev/null || cl_fail "$name: the nodes did not meet at the end"
