@@ -172,7 +172,7 @@ for srv in b a; do
 		fi
 		initiator_down
 		sum=$(tail -n 1 <<<"$out")
-		((rc == 0)) || sum="failed: $(tr "\n" " " <<<"$out" | head -c 200)"
+		((rc == 0)) || sum="failed: $(tr "\n" " " <<<"$out" | cut -c 1-200)"
 		th_sync "$step:io" "$sum" >/dev/null
 		log "$step: initiator ($TH_DRIVER): $sum"
 	fi

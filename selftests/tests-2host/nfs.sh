@@ -115,7 +115,7 @@ for srv in b a; do
 				out="server not up" rc=1
 			fi
 			sums=$(tail -n 1 <<<"$out")
-			((rc == 0)) || { client_umount; sums="failed: $(tr "\n" " " <<<"$out" | head -c 150)"; }
+			((rc == 0)) || { client_umount; sums="failed: $(tr "\n" " " <<<"$out" | cut -c 1-150)"; }
 			th_sync "$step:v$v" "$sums" >/dev/null
 			log "$step: client ($TH_DRIVER) vers=$v: $sums"
 		done

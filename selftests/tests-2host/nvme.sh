@@ -165,7 +165,7 @@ host_step() {
 		out=$(host_again 2>&1) || rc=1
 		sum=$(tail -n 1 <<<"$out")
 	fi
-	((rc == 0)) || { host_disconnect; sum="failed: $(tr "\n" " " <<<"$out" | head -c 150)"; }
+	((rc == 0)) || { host_disconnect; sum="failed: $(tr "\n" " " <<<"$out" | cut -c 1-150)"; }
 	th_sync "$step:again" "$sum" >/dev/null
 	log "$step: host ($TH_DRIVER): $sum"
 	return $rc

@@ -81,7 +81,7 @@ if ((TH_NODE == 1)); then
 		disc=$((disc + $(bg_log "srv$k" | grep -c 'server DISCONNECT EVENT' || true)))
 		other=$(bg_log "srv$k" | grep -v -e 'server DISCONNECT EVENT' \
 			-e '^wait for RDMA_READ_ADV state 10$' || true)
-		[[ -z $other ]] || { echo "server for node $k: $other" | head -n 10; bad=$((bad + 1)); }
+		[[ -z $other ]] || { echo "server for node $k: $other" | sed -n 1,10p; bad=$((bad + 1)); }
 	done
 	log "clients (node:good,rejected,seconds): $res"
 	rate=$((disc * 10000 / (ms + 1)))

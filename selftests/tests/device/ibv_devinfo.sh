@@ -10,7 +10,7 @@ wait_for 10 "port active" port_state_is sroce0 ACTIVE
 
 assert_rc 0 "ibv_devinfo -v" ibv_devinfo -v -d sroce0
 info=$OUT
-field() { sed -n "s/^[[:space:]]*$1:[[:space:]]*\(.*\)$/\1/p" <<<"$info" | head -n 1; }
+field() { sed -n "s/^[[:space:]]*$1:[[:space:]]*\(.*\)$/\1/p" <<<"$info" | sed -n 1p; }
 
 assert_eq "$(field hca_id)" "sroce0" "hca_id"
 assert_eq "$(field transport)" "InfiniBand (0)" "transport"
