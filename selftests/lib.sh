@@ -195,6 +195,24 @@ bg_kill() {
 
 bg_log() { cat "$PWD/$1.log" 2>/dev/null || true; }
 
+# Traffic that must outlast what a test does under it: rc_data integrity
+# started with RC_DATA_HOLD=$(hold_file NAME) goes on past its OPS while
+# NAME is held, so it cannot end early however fast it runs.
+# hold NAME / release NAME / hold_file NAME
+hold_file() { echo "$PWD/$1.hold"; }
+hold() { : >"$(hold_file "$1")"; }
+release() { rm -f "$(hold_file "$1")"; }
+
+# bg_alive NAME WHAT: NAME still runs, else fail with its exit status and
+# output (a held rc_data ends early only on an error)
+bg_alive() {
+	local rc=0
+	kill -0 "${_BG_PID[$1]:?bg_alive: unknown job $1}" 2>/dev/null && return 0
+	bg_wait "$1" 1 || rc=$?
+	bg_log "$1" | grep -v "^ok "
+	fail "$2: the traffic ended early (exit $rc)"
+}
+
 # _lib_bounded SECS CMD...: run CMD (output discarded) but stop waiting after
 # SECS; a command stuck in the kernel (e.g. "ip link del" of a netdev whose
 # refcount leaked) is left behind. Returns CMD's status, 124 if still running.

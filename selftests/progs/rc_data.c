@@ -8,7 +8,9 @@
  *	random SEND / WRITE / WRITE_IMM / READ / CMP_SWAP / FETCH_ADD, 1 B to
  *	4 MiB, random offsets, several SGEs, on several QPs at once; every
  *	byte compared, every completion checked; the QPs' local ACK timeout
- *	is 14 (67 ms), or $RC_DATA_TIMEOUT
+ *	is 14 (67 ms), or $RC_DATA_TIMEOUT; while the file $RC_DATA_HOLD
+ *	exists, rounds go on past OPS (a test ends the traffic when what it
+ *	does under it is over, however fast the operations ran)
  *   rc_data errors DEV_A GID_A DEV_B GID_B
  *	remote access errors, invalid requests, RNR and retry exhaustion,
  *	flush, each with its exact work completion status
@@ -355,6 +357,14 @@ static int check_op(struct op *t, char *tmp1, char *tmp2)
 	}
 }
 
+/* held: the test wants the traffic to go on ($RC_DATA_HOLD exists) */
+static int held(void)
+{
+	const char *hold = getenv("RC_DATA_HOLD");
+
+	return hold && !access(hold, F_OK);
+}
+
 static int integrity(int nqp, int nops)
 {
 	struct ibv_qp *qa[MAXQP], *qb[MAXQP];
@@ -375,7 +385,7 @@ static int integrity(int nqp, int nops)
 		}
 	check(1, "%d QP pairs connected", nqp);
 
-	for (round = 0; round * nqp < nops; round++) {
+	for (round = 0; round * nqp < nops || held(); round++) {
 		for (i = 0; i < nqp; i++)
 			if (post_op(qa[i], qb[i], i, &t[i])) {
 				check(0, "post %s on QP %d", kind_names[t[i].kind], i);

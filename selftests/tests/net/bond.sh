@@ -69,6 +69,13 @@ busy_slave() {
 
 c() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 
+# sent N WHAT: until sroce_a has sent N more packets
+sent() {
+	local p0
+	p0=$(c sroce_a sent_pkts)
+	wait_for 60 "$2" eval "((\$(c sroce_a sent_pkts) > $p0 + $1))"
+}
+
 # traffic ADDR_A ADDR_B WHAT [CUT]: rc_data between the GIDs, the active
 # link of ha cut under it when CUT is given
 traffic() {
@@ -77,19 +84,21 @@ traffic() {
 	ga=$(gid_index sroce_a "$1")
 	gb=$(gid_index sroce_b "$2")
 	# long enough to be cut under way
-	local ops=60
-	[[ -z ${4:-} ]] || ops=600
-	bg_run rc timeout 240 rc_data integrity sroce_a "$ga" sroce_b "$gb" 4 "$ops"
+	# held until it has carried on over the other link after the cut
+	[[ -z ${4:-} ]] || hold rc
+	bg_run rc env RC_DATA_HOLD="$(hold_file rc)" timeout 240 \
+		rc_data integrity sroce_a "$ga" sroce_b "$gb" 4 60
 	if [[ -n ${4:-} ]]; then
 		# Cut once the QPs are connected and busy
-		local p0
-		p0=$(c sroce_a sent_pkts)
-		wait_for 60 "$3: traffic" eval '(($(c sroce_a sent_pkts) > p0 + 200))'
+		sent 200 "$3: traffic"
 		s=$(busy_slave)
 		[[ $s == a[12] ]] || fail "$3: neither slave of ha's bond sends"
 		log "$3: cutting $s under traffic"
 		ip -n ha link set "$s" down
-		kill -0 "${_BG_PID[rc]}" 2>/dev/null || fail "$3: the traffic ended before the cut"
+		bg_alive rc "$3: cut"
+		sent 200 "$3: traffic after the cut"
+		bg_alive rc "$3: after the cut"
+		release rc
 	fi
 	bg_wait rc 240 || rc=$?
 	[ $rc = 0 ] || {

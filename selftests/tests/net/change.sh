@@ -24,14 +24,15 @@ ga=$(gid_index sroce_a 192.0.2.1)
 gb=$(gid_index sroce_b 192.0.2.2)
 c() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 
-# run NAME [OPS]: rc_data integrity in the background, output in NAME.log.
+# run NAME: rc_data integrity in the background, output in NAME.log,
+# going on while NAME is held (lib.sh's hold).
 # ACK timeout 16 (a 2.1 s retry budget), as traffic.lib's: the 0.2 s the
 # link is down lasts, with the commands around it, past rc_data's default
 # budget of 8 x 67 ms under TCG beside other VMs (7.2: round 8's SEND
 # ended with a retry error).
 run() {
-	bg_run "$1" env RC_DATA_TIMEOUT=16 timeout 240 rc_data integrity \
-		sroce_a "$ga" sroce_b "$gb" 4 "${2:-60}"
+	bg_run "$1" env RC_DATA_TIMEOUT=16 RC_DATA_HOLD="$(hold_file "$1")" \
+		timeout 240 rc_data integrity sroce_a "$ga" sroce_b "$gb" 4 60
 }
 # busy: until the QPs are connected and sending
 busy() {
@@ -41,12 +42,15 @@ busy() {
 }
 
 log "link down and up under traffic"
-run flap 600
+hold flap
+run flap
 busy
 ip -n hb link set vb down
 sleep 0.2
 ip -n hb link set vb up
-kill -0 "${_BG_PID[flap]}" 2>/dev/null || fail "the traffic ended before the flap"
+bg_alive flap "flap"
+busy
+release flap
 rc=0
 bg_wait flap 240 || rc=$?
 [ $rc = 0 ] || { bg_log flap | grep -v "^ok "; fail "flap: rc_data exit $rc"; }
@@ -57,10 +61,12 @@ ip -n ha link set va mtu 9000
 ip -n hb link set vb mtu 9000
 wait_for 10 "active MTU 4096" eval \
 	'ibv_devinfo -d sroce_a | grep -q "active_mtu:.*4096"'
-run mtu 600
+hold mtu
+run mtu
 busy
 ip -n ha link set va mtu 1500
 ip -n hb link set vb mtu 1500
+release mtu
 rc=0
 bg_wait mtu 240 || rc=$?
 bad=$(bg_log mtu | grep "^not ok" | grep -vE "retry counter exceeded|flush" || true)
@@ -70,13 +76,16 @@ run mtu2
 bg_wait mtu2 240 || { bg_log mtu2 | grep -v "^ok "; fail "new QPs at MTU 1500"; }
 
 log "MTU 1500 -> 9000 under traffic"
-run mtu3 600
+hold mtu3
+run mtu3
 busy
 ip -n ha link set va mtu 9000
 ip -n hb link set vb mtu 9000
 wait_for 10 "active MTU 4096" eval \
 	'ibv_devinfo -d sroce_a | grep -q "active_mtu:.*4096"'
-kill -0 "${_BG_PID[mtu3]}" 2>/dev/null || fail "the traffic ended before the MTU rose"
+bg_alive mtu3 "MTU rise"
+busy
+release mtu3
 bg_wait mtu3 240 || { bg_log mtu3 | grep -v "^ok "; fail "QPs at 1024 across the MTU's rise"; }
 run mtu4
 bg_wait mtu4 240 || { bg_log mtu4 | grep -v "^ok "; fail "new QPs at MTU 9000"; }
