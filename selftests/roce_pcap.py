@@ -713,10 +713,19 @@ def probes(pk, src):
     return found
 
 
+# How much earlier than a whole ACK timeout after the first copy, in the
+# capture's clock, a resend still counts as the timeout's. The guest arms
+# its timer on its jiffies, which under TCG lag the host's clock (the tick
+# comes late) by up to a few ms, and the first copy reaches the capture
+# (the host's QEMU) a little after the guest sent it: a timeout resend of
+# sroce measured 65.4 ms after its first copy with a 67.1 ms timeout.
+TMO_SLACK = 0.004
+
+
 def unanswered_resends(pk, src, tmo):
     """Request packets src sent again, less the go-back-N bursts that a
     local ACK timeout started: the burst's first packet went again a whole
-    ACK timeout (tmo s) after its first copy, and no response of the peer
+    ACK timeout (tmo s, less TMO_SLACK) after its first copy, and no response of the peer
     acknowledging it had reached src. That timeout expired because the peer
     was slower than it (a stalled VM): a loss as far as src can tell. In
     such a burst a packet that the peer had acknowledged by then counts
@@ -742,7 +751,7 @@ def unanswered_resends(pk, src, tmo):
         acked = any(((pa - p) & 0xffffff) < 0x800000 for ta, pa in a[i:j])
         head = prev.get(q)
         if head is None or head[0] != (p - 1) & 0xffffff:
-            head = (p, t - first[k] >= tmo)       # a new burst
+            head = (p, t - first[k] >= tmo - TMO_SLACK)   # a new burst
         prev[q] = (p, head[1])
         if head[1] and not acked:
             continue
@@ -766,7 +775,8 @@ def bursts(pk, src, tmo):
         p = b["psn"]
         if (t,) + k + (p,) in probe:
             continue
-        if top is not None and k == top[0] and ((p - top[1]) & 0xffffff) >= 0x800000:
+        if top is not None and k == top[0] and \
+           (p == top[1] or ((p - top[1]) & 0xffffff) >= 0x800000):
             # p is at or before the highest PSN sent: a retransmission
             if prev is None or prev != (k, (p - 1) & 0xffffff):
                 n += 1

@@ -534,7 +534,9 @@ class CliTest(unittest.TestCase):
         """a WRITE resent after a whole ACK timeout (67 ms) is explained
         if no ACK that covers it had come (some ACK may have: the peer was
         slow, not silent), and not if one had come in time to be seen; the
-        rest of its burst, sent first less than a timeout before, too"""
+        rest of its burst, sent first less than a timeout before, too; a
+        resend up to TMO_SLACK (4 ms) short of a whole timeout is still the
+        timeout's (the guest's clock against the capture's), 6 ms short not"""
         mtu = bytes(1024)
         w = [roce(0x06, 2, payload=mtu), roce(0x07, 3, payload=mtu),
              roce(0x08, 4, payload=mtu)]
@@ -542,7 +544,8 @@ class CliTest(unittest.TestCase):
         # and 4 (the burst's tail: younger than a timeout), unexplained)
         for ack, at, again, tail, bad in ((1, 10, 100, 3, 0), (4, 50, 100, 3, 3),
                                           (4, 95, 100, 3, 0), (1, 10, 40, 3, 3),
-                                          (1, 45, 100, 40, 0), (3, 70, 100, 40, 2)):
+                                          (1, 45, 100, 40, 0), (3, 70, 100, 40, 2),
+                                          (1, 10, 66, 3, 0), (1, 10, 61, 3, 3)):
             fs = [marker("T start"), roce(0x04, 1, payload=b"x")] + w + \
                  [resp(0x11, ack, syn=0x1f)] + w
             ms = [0, 1, 2, tail, tail + 1, at, again, again + 1, again + 2]
