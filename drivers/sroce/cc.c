@@ -79,6 +79,16 @@ module_param(rate_reduce_monitor_period, uint, 0644);
 MODULE_PARM_DESC(rate_reduce_monitor_period,
 		 "Microseconds a QP's rate stays after a cut before CNPs cut it again (4)");
 
+/*
+ * A paced QP sends in bursts of up to this many KiB: it is woken once per
+ * burst rather than once per packet, and a wake-up that comes late (by up
+ * to a burst) costs it no rate.
+ */
+static unsigned int pacing_burst_kib = 16;
+module_param(pacing_burst_kib, uint, 0644);
+MODULE_PARM_DESC(pacing_burst_kib,
+		 "KiB a paced QP sends at once, and may make up for (16)");
+
 static unsigned int dce_tcp_g = 1019;
 module_param(dce_tcp_g, uint, 0644);
 MODULE_PARM_DESC(dce_tcp_g,
@@ -264,9 +274,18 @@ void sroce_cc_react(struct sroce_qp *qp)
 	sroce_cc_cut(qp, now);
 }
 
+/* How long a burst takes at @qp's rate, in ns; its rate must not be 0. */
+static u64 sroce_cc_burst_ns(const struct sroce_cc *cc)
+{
+	/* bits / (Mbit/s) = microseconds: times 1000 for ns */
+	return div_u64((u64)READ_ONCE(pacing_burst_kib) * 1024 * 8 * NSEC_PER_USEC,
+		       cc->rc_mbps);
+}
+
 /*
- * Whether @qp's next request may leave now at its rate; if not, its run
- * is woken when it may. Called from @qp's run.
+ * Whether @qp's next request may leave now: while its departure time is
+ * at most a burst ahead. If not, its run is woken when the departure time
+ * comes, with a whole burst to send. Called from @qp's run.
  */
 bool sroce_cc_may_send(struct sroce_qp *qp)
 {
@@ -277,23 +296,28 @@ bool sroce_cc_may_send(struct sroce_qp *qp)
 		return true;
 	now = ktime_get_ns();
 	sroce_cc_catch_up(qp, now);
-	if (!cc->rc_mbps || now >= cc->next_ns)
+	if (!cc->rc_mbps || now + sroce_cc_burst_ns(cc) >= cc->next_ns)
 		return true;
 	sroce_qp_wake_at(qp, ns_to_ktime(cc->next_ns));
 	return false;
 }
 
-/* @qp's run sent a request of @bytes (headers included): pace the next. */
+/*
+ * @qp's run sent a request of @bytes (headers included): the next one's
+ * departure moves on by its time at the rate, from no earlier than a
+ * burst ago (what a late wake-up may make up for; an idle QP banks no
+ * more).
+ */
 void sroce_cc_sent(struct sroce_qp *qp, u32 bytes)
 {
 	struct sroce_cc *cc = &qp->cc;
-	u64 now;
+	u64 now, from;
 
 	if (likely(!cc->rc_mbps))
 		return;
 	now = ktime_get_ns();
-	/* bits / (Mbit/s) = microseconds: times 1000 for ns */
-	cc->next_ns = max(cc->next_ns, now) +
+	from = now - min(now, sroce_cc_burst_ns(cc));
+	cc->next_ns = max(cc->next_ns, from) +
 		      div_u64((u64)bytes * 8 * NSEC_PER_USEC, cc->rc_mbps);
 	cc->bytes += bytes;
 	if (cc->bytes >= READ_ONCE(rpg_byte_reset)) {
