@@ -177,6 +177,16 @@ struct sroce_recv_wqe {
 #define SROCE_UWC_WITH_IMM	(1 << 1)
 #define SROCE_UWC_WITH_INV	(1 << 3)
 
+/*
+ * A UD receive's sl tells how the packet came (IBA Annex 17, A17.4.5.1:
+ * the completion says whether the frame was IPv4, IPv6 or RoCE), in the
+ * encoding RoCE NICs give user space and UCX reads to find the
+ * destination address in the 40 bytes before the payload: bit 3 a UDP
+ * header (RoCEv2), bits 2-0 the L3 header, 1 IPv6 or 2 IPv4.
+ */
+#define SROCE_UWC_SL_ROCEV2_IPV6	0x9
+#define SROCE_UWC_SL_ROCEV2_IPV4	0xa
+
 struct sroce_create_ah_resp {
 	__u32	ah_num;
 	__u32	reserved;

@@ -251,6 +251,10 @@ int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 		uwc->pkey_index = wc->pkey_index;
 		uwc->slid = wc->slid;
 		uwc->sl = wc->sl;
+		if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+			uwc->sl = wc->network_hdr_type == RDMA_NETWORK_IPV4 ?
+				  SROCE_UWC_SL_ROCEV2_IPV4 :
+				  SROCE_UWC_SL_ROCEV2_IPV6;
 		uwc->dlid_path_bits = wc->dlid_path_bits;
 		uwc->port_num = wc->port_num;
 	} else {
