@@ -630,13 +630,16 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 
 		(*budget)--;
 		progress = true;
-		responded = true;
 		psn = pkt->psn;
 		if (sroce_psn_cmp(psn, qp->req.psn_max) >= 0) {
-			/* A response to something never sent. */
+			/*
+			 * A response to something never sent: no sign of a
+			 * responder at work, and no reason to skip a timeout.
+			 */
 			kfree_skb(skb);
 			continue;
 		}
+		responded = true;
 		if (sroce_comp_is_nak(pkt, skb))
 			kept = sroce_comp_aeth(qp, skb, psn);
 		else if (pkt->flags & (SROCE_F_READ | SROCE_F_ATOMIC))
@@ -670,6 +673,13 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 		 * whatever the ACKs in between said (two-VM run, MTU 9000).
 		 */
 		if (!responded && !skb_queue_empty(&qp->resp_pkts))
+			sroce_comp_arm(qp);
+		/*
+		 * Waiting out an RNR NAK (or a back-off) is no loss: the
+		 * responder answered, and an RNR timer longer than the ACK
+		 * timeout must not use up the retries meanwhile.
+		 */
+		else if (!responded && READ_ONCE(qp->comp.rnr_wait))
 			sroce_comp_arm(qp);
 		else if (!responded && qp->comp.psn != qp->req.psn_max &&
 			 sroce_comp_head(qp))

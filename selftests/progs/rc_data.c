@@ -578,7 +578,7 @@ static void errors(void)
 	struct ibv_mr *ro;
 	struct ibv_qp *qa, *qb;
 	struct ibv_wc wc[16];
-	struct qp_opts o;
+	struct qp_opts o, o2;
 	int i, n;
 	double t0;
 
@@ -660,6 +660,40 @@ static void errors(void)
 		      n ? ibv_wc_status_str(wc[0].status) : "nothing");
 		n = poll_n(B.cq, wc, 1, 10);
 		check(n == 1 && wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 13,
+		      "and the receive completes");
+		destroy_pair(qa, qb);
+	}
+
+	/*
+	 * An RNR wait longer than the ACK timeout: the responder's RNR timer
+	 * is 163.84 ms (28), the requester's ACK timeout 16.8 ms (12) with 3
+	 * retries. Waiting out RNR NAKs is no loss: no ACK timeout may count
+	 * against the retries meanwhile, so the SEND gets through once a
+	 * receive is posted, 300 ms on.
+	 */
+	o = default_opts;
+	o.timeout = 12;
+	o.retry_cnt = 3;
+	o2 = default_opts;
+	o2.min_rnr_timer = 28;
+	if (!pair(&qa, &qb, &o, &o2, 0)) {
+		struct ibv_sge sge = { (uintptr_t)A.buf, 16, A.mr->lkey };
+		struct ibv_sge rsge = { (uintptr_t)B.buf, 16, B.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 15, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+		struct ibv_recv_wr rwr = { .wr_id = 16, .sg_list = &rsge,
+					   .num_sge = 1 }, *rbad;
+
+		ibv_post_send(qa, &wr, &bad);
+		usleep(300000);
+		ibv_post_recv(qb, &rwr, &rbad);
+		n = poll_n(A.cq, wc, 1, 30);
+		check(n == 1 && wc[0].status == IBV_WC_SUCCESS,
+		      "a 164 ms RNR wait with a 16.8 ms ACK timeout and 3 retries: the SEND gets through (got %s)",
+		      n ? ibv_wc_status_str(wc[0].status) : "nothing");
+		n = poll_n(B.cq, wc, 1, 10);
+		check(n == 1 && wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 16,
 		      "and the receive completes");
 		destroy_pair(qa, qb);
 	}
