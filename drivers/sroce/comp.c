@@ -6,6 +6,9 @@
  * NAK) and RNR waits.
  */
 #include "sroce.h"
+#include "counters.h"
+#include "cq.h"
+#include "mr.h"
 #include "trace.h"
 
 /* RNR NAK timer codes (IBA Table 45), in microseconds. */

@@ -20,6 +20,10 @@
 #include <rdma/ib_umem_odp.h>
 #include <rdma/uverbs_ioctl.h>
 
+/* The verbs adapters at the end wrap functions of cq.c and mr.c. */
+#include "cq.h"
+#include "mr.h"
+
 /* timer_container_of() replaced from_timer() (6.16). */
 #ifndef HAVE_TIMER_CONTAINER_OF
 #define timer_container_of(var, t, field) from_timer(var, t, field)
@@ -135,11 +139,6 @@ static inline void sroce_udp_tunnel_release(struct socket *sock)
  * signature around sroce's own implementation, which keeps one signature.
  * SROCE_COMPAT_OPS() names the adapters in the ops table.
  */
-int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
-struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata);
 
 /* create_cq gets the whole uverbs attribute bundle (6.11). */
 #ifdef HAVE_CREATE_CQ_ATTRS

@@ -5,6 +5,7 @@
  * receive; the RDMA core reads their sums through ->get_hw_stats.
  */
 #include "sroce.h"
+#include "counters.h"
 #include "trace.h"
 
 static const struct rdma_stat_desc sroce_counter_descs[] = {

@@ -82,4 +82,20 @@ struct sroce_stats {
 	u64	v[SROCE_NUM_COUNTERS];
 };
 
+struct ib_device;
+struct rdma_hw_stats;
+struct sroce_dev;
+
+/* A received packet dropped for @cause (one of SROCE_CNT_DROP_*). */
+void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter cause);
+/* A packet not sent for @cause (one of SROCE_CNT_SEND_ERR_*). */
+void sroce_count_send_err(struct sroce_dev *sdev, enum sroce_counter cause);
+enum sroce_counter sroce_nak_counter(u8 code, bool sent);
+
+/* The RDMA core's ->alloc_hw_port_stats and ->get_hw_stats */
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index);
+
 #endif /* SROCE_COUNTERS_H */

@@ -5,6 +5,7 @@
  * hold a struct ib_uverbs_wc, kernel CQ slots a struct ib_wc.
  */
 #include "sroce.h"
+#include "cq.h"
 #include "trace.h"
 
 #define SROCE_CQE_SIZE	max(sizeof(struct ib_wc), sizeof(struct ib_uverbs_wc))

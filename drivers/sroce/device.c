@@ -13,6 +13,9 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 
 #include "sroce.h"
+#include "counters.h"
+#include "cq.h"
+#include "mr.h"
 #include "rdma_user_sroce.h"
 
 /*

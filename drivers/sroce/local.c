@@ -21,6 +21,7 @@
 #include <rdma/ib_umem.h>
 
 #include "sroce.h"
+#include "mr.h"
 
 /*
  * Whether packets to @av stay inside this device: to one of its GIDs, at

@@ -18,6 +18,7 @@
 #include <rdma/ib_addr.h>
 
 #include "sroce.h"
+#include "counters.h"
 
 struct sroce_mcg {
 	struct hlist_node	hnode;		/* sdev->mcast_hash, RCU */

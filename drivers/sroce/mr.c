@@ -11,6 +11,7 @@
 #include <rdma/ib_umem.h>
 
 #include "sroce.h"
+#include "mr.h"
 
 #define SROCE_MR_ACCESS		(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \

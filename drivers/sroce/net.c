@@ -19,8 +19,9 @@
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
 
-#include "fault.h"
 #include "sroce.h"
+#include "counters.h"
+#include "fault.h"
 #include "trace.h"
 
 #define SROCE_ROCE_V2_PORT	SROCE_UDP_PORT

@@ -6,6 +6,7 @@
 #include <rdma/ib_cache.h>
 
 #include "sroce.h"
+#include "cq.h"
 #include "trace.h"
 
 #define SROCE_QPN_MIN		16	/* QPN 1 is the GSI QP; 0 and 2..15 unused */

@@ -8,6 +8,7 @@
 #include <linux/ipv6.h>
 
 #include "sroce.h"
+#include "counters.h"
 
 /* Packets queued on one QP before the receive path drops (and counts). */
 #define SROCE_QP_RX_MAX		4096

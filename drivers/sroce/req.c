@@ -11,6 +11,7 @@
  * unasked tail's newest packet again to get one (sroce_req_probe).
  */
 #include "sroce.h"
+#include "mr.h"
 
 #define SROCE_ACKREQ_EVERY	64
 

@@ -13,6 +13,9 @@
 #include <linux/ipv6.h>
 
 #include "sroce.h"
+#include "counters.h"
+#include "cq.h"
+#include "mr.h"
 #include "trace.h"
 
 /* Atomics are atomic against each other, across all devices. */

@@ -536,12 +536,6 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 	this_cpu_inc(sdev->stats->v[c]);
 }
 
-/* A received packet dropped for @cause (one of SROCE_CNT_DROP_*). */
-void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter cause);
-/* A packet not sent for @cause (one of SROCE_CNT_SEND_ERR_*). */
-void sroce_count_send_err(struct sroce_dev *sdev, enum sroce_counter cause);
-enum sroce_counter sroce_nak_counter(u8 code, bool sent);
-
 /* restrack.c: "rdma resource show ... -dd" */
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
@@ -671,14 +665,6 @@ bool sroce_cc_may_send(struct sroce_qp *qp);
 void sroce_cc_sent(struct sroce_qp *qp, u32 bytes);
 void sroce_cc_reset(struct sroce_qp *qp);
 
-/* mr.c: data movement */
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		  bool to_mr);
-int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val);
-int sroce_mr_hold(struct sroce_mr *mr, u64 iova, u32 len);
-void sroce_mr_unhold(struct sroce_mr *mr, u64 iova);
-int sroce_mr_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		       bool to_mr);
 /* odp.c */
 struct ib_umem *sroce_odp_get(struct sroce_mr *mr, struct ib_pd *ibpd,
 			      u64 start, int access);
@@ -691,17 +677,6 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   bool to_mr);
 int sroce_odp_store64(struct sroce_mr *mr, u64 iova, u64 val);
 void sroce_odp_caps(struct ib_device_attr *a);
-int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
-		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
-struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
-				u32 len, int access);
-bool sroce_rkey_allows(struct sroce_qp *qp, u32 rkey, int access);
-bool sroce_mr_covers(struct sroce_mr *mr, u64 va, u32 len);
-enum ib_wc_status sroce_bind_mw(struct sroce_qp *qp,
-				const struct sroce_send_wqe *wqe);
-int sroce_invalidate(struct sroce_qp *qp, u32 key, bool remote);
-enum ib_wc_status sroce_reg_mr(struct sroce_qp *qp,
-			       const struct sroce_send_wqe *wqe);
 
 /* verbs.c: PD, AH, address vectors */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
@@ -714,13 +689,6 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 		       const struct rdma_ah_attr *attr);
 void sroce_verbs_init(struct sroce_dev *sdev);
 void sroce_verbs_cleanup(struct sroce_dev *sdev);
-
-/* cq.c */
-/* sroce_create_cq() and sroce_resize_cq(): see compat.h */
-int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited);
 
 /* srq.c */
 int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
@@ -748,20 +716,6 @@ int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
 			 u32 max_sge, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad_wr);
 
-/* mr.c */
-struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
-/* sroce_reg_user_mr(): see compat.h */
-struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
-			     u32 max_num_sg);
-int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
-		    unsigned int *sg_offset);
-int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
-int sroce_dealloc_mw(struct ib_mw *ibmw);
-struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
-			      struct ib_pd *pd, int access);
-void sroce_mr_put(struct sroce_mr *mr);
-
 /* main.c: the netdev -> device table */
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 void sroce_table_del(struct sroce_dev *sdev);
@@ -772,11 +726,5 @@ int sroce_net_get(struct sroce_dev *sdev);
 void sroce_net_put(struct sroce_dev *sdev);
 int sroce_net_init(void);
 void sroce_net_exit(void);
-
-/* counters.c */
-struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
-						u32 port_num);
-int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
-		       u32 port_num, int index);
 
 #endif /* SROCE_H */
