@@ -29,6 +29,9 @@
 #include <net/ipv6.h>
 
 #include "sroce.h"
+#include "cc.h"
+#include "hold.h"
+#include "net.h"
 #include "trace.h"
 
 static bool ecn;

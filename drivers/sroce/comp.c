@@ -6,9 +6,16 @@
  * NAK) and RNR waits.
  */
 #include "sroce.h"
+#include "comp.h"
 #include "counters.h"
 #include "cq.h"
+#include "hold.h"
+#include "local.h"
 #include "mr.h"
+#include "net.h"
+#include "qp.h"
+#include "req.h"
+#include "sched.h"
 #include "trace.h"
 
 /* RNR NAK timer codes (IBA Table 45), in microseconds. */

@@ -6,6 +6,7 @@
  */
 #include "sroce.h"
 #include "cq.h"
+#include "queue.h"
 #include "trace.h"
 
 #define SROCE_CQE_SIZE	max(sizeof(struct ib_wc), sizeof(struct ib_uverbs_wc))

@@ -15,7 +15,11 @@
 #include "sroce.h"
 #include "counters.h"
 #include "cq.h"
+#include "mcast.h"
 #include "mr.h"
+#include "net.h"
+#include "qp.h"
+#include "queue.h"
 #include "rdma_user_sroce.h"
 
 /*

@@ -21,6 +21,8 @@
 #include <linux/module.h>
 
 #include "sroce.h"
+#include "hold.h"
+#include "sched.h"
 
 #define SROCE_HOLD_WINDOW	512U	/* reorder_max_pkts at most */
 

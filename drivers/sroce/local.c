@@ -21,6 +21,7 @@
 #include <rdma/ib_umem.h>
 
 #include "sroce.h"
+#include "local.h"
 #include "mr.h"
 
 /*

@@ -14,8 +14,11 @@
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 
-#include "fault.h"
 #include "sroce.h"
+#include "fault.h"
+#include "net.h"
+#include "sched.h"
+#include "txbuf.h"
 
 /*
  * The table maps a netdev to its sroce device. Readers (packet receive,

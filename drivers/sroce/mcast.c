@@ -19,6 +19,9 @@
 
 #include "sroce.h"
 #include "counters.h"
+#include "mcast.h"
+#include "recv.h"
+#include "sched.h"
 
 struct sroce_mcg {
 	struct hlist_node	hnode;		/* sdev->mcast_hash, RCU */

@@ -20,8 +20,17 @@
 #include <net/udp_tunnel.h>
 
 #include "sroce.h"
+#include "cc.h"
+#include "comp.h"
 #include "counters.h"
 #include "fault.h"
+#include "local.h"
+#include "net.h"
+#include "parse.h"
+#include "qp.h"
+#include "recv.h"
+#include "sched.h"
+#include "txbuf.h"
 #include "trace.h"
 
 #define SROCE_ROCE_V2_PORT	SROCE_UDP_PORT

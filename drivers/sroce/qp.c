@@ -6,7 +6,16 @@
 #include <rdma/ib_cache.h>
 
 #include "sroce.h"
+#include "comp.h"
 #include "cq.h"
+#include "hold.h"
+#include "mcast.h"
+#include "qp.h"
+#include "queue.h"
+#include "req.h"
+#include "resp.h"
+#include "sched.h"
+#include "txbuf.h"
 #include "trace.h"
 
 #define SROCE_QPN_MIN		16	/* QPN 1 is the GSI QP; 0 and 2..15 unused */

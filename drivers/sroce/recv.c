@@ -8,7 +8,11 @@
 #include <linux/ipv6.h>
 
 #include "sroce.h"
+#include "cc.h"
 #include "counters.h"
+#include "mcast.h"
+#include "qp.h"
+#include "recv.h"
 
 /* Packets queued on one QP before the receive path drops (and counts). */
 #define SROCE_QP_RX_MAX		4096

@@ -11,7 +11,15 @@
  * unasked tail's newest packet again to get one (sroce_req_probe).
  */
 #include "sroce.h"
+#include "cc.h"
+#include "comp.h"
+#include "local.h"
 #include "mr.h"
+#include "net.h"
+#include "qp.h"
+#include "req.h"
+#include "sched.h"
+#include "txbuf.h"
 
 #define SROCE_ACKREQ_EVERY	64
 

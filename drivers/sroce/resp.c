@@ -13,9 +13,17 @@
 #include <linux/ipv6.h>
 
 #include "sroce.h"
+#include "cc.h"
 #include "counters.h"
 #include "cq.h"
+#include "hold.h"
+#include "local.h"
 #include "mr.h"
+#include "net.h"
+#include "qp.h"
+#include "resp.h"
+#include "sched.h"
+#include "txbuf.h"
 #include "trace.h"
 
 /* Atomics are atomic against each other, across all devices. */

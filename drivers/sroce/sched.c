@@ -9,6 +9,11 @@
 #include <linux/sched/mm.h>
 
 #include "sroce.h"
+#include "comp.h"
+#include "qp.h"
+#include "req.h"
+#include "resp.h"
+#include "sched.h"
 
 static struct workqueue_struct *sroce_wq;
 static struct lock_class_key sroce_qp_run_key;

@@ -549,122 +549,6 @@ struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);
 int sroce_dev_register(struct sroce_dev *sdev, const char *name);
 void sroce_port_update(struct sroce_dev *sdev, bool notify);
 
-/* txbuf.c */
-struct sk_buff *sroce_txbuf_skb(struct sroce_qp *qp, unsigned int size,
-				gfp_t gfp);
-int sroce_txbuf_init(struct sroce_qp *qp);
-void sroce_txbuf_detach(struct sroce_qp *qp);
-void sroce_txbuf_free(struct sroce_qp *qp);
-void sroce_txbuf_exit(void);
-void sroce_txbuf_track(struct sroce_qp *qp, struct sk_buff *skb);
-bool sroce_txbuf_room(struct sroce_qp *qp);
-
-/* net.c: packets */
-struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
-				unsigned int iblen);
-void sroce_skb_done(struct sroce_qp *qp, struct sk_buff *skb);
-int sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av, u16 sport,
-	       struct sk_buff *skb);
-
-/* recv.c */
-struct sroce_qp *sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
-bool sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
-		      struct sk_buff *skb);
-
-/* mcast.c */
-int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
-int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
-void sroce_mcast_detach_qp(struct sroce_qp *qp);
-void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
-
-/* req.c, comp.c, resp.c: the QP's work */
-bool sroce_requester(struct sroce_qp *qp, int *budget);
-bool sroce_completer(struct sroce_qp *qp, int *budget);
-bool sroce_responder(struct sroce_qp *qp, int *budget);
-void sroce_comp_timers_init(struct sroce_qp *qp);
-unsigned long sroce_comp_probe_delay(struct sroce_qp *qp);
-unsigned long sroce_comp_ack_timeout(struct sroce_qp *qp);
-void sroce_comp_arm(struct sroce_qp *qp);
-void sroce_comp_restart(struct sroce_qp *qp);
-void sroce_req_reset(struct sroce_qp *qp);
-void sroce_req_timer_init(struct sroce_qp *qp);
-void sroce_resp_reset(struct sroce_qp *qp);
-void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
-			     enum ib_wc_status status);
-struct sroce_send_wqe *sroce_sq_copy(struct sroce_qp *qp, u32 index);
-int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
-
-/* sched.c: when and where a QP's work runs */
-/* In the QP's run, or in a verb that keeps runs off (sroce_qp_lock()). */
-#define sroce_qp_assert_run(qp)	lockdep_assert(lock_is_held(&(qp)->run_map))
-void sroce_qp_sched_init(struct sroce_qp *qp);
-void sroce_qp_sched(struct sroce_qp *qp);
-void sroce_qp_run_here(struct sroce_qp *qp);
-void sroce_qp_run_doorbell(struct sroce_qp *qp);
-void sroce_qp_kick(struct sroce_qp *qp, struct sroce_qp *dst, bool urgent);
-void sroce_qp_lock(struct sroce_qp *qp);
-void sroce_qp_unlock(struct sroce_qp *qp);
-int sroce_wq_init(void);
-void sroce_wq_exit(void);
-
-/* qp.c */
-void sroce_qp_flush(struct sroce_qp *qp);
-void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why);
-void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
-void sroce_qp_put(struct sroce_qp *qp);
-bool sroce_qp_is_ud(struct sroce_qp *qp);
-struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
-
-/*
- * local.c: chunks between QPs of one device, whose payload is pages of
- * registered memory (each referenced) gathered into struct sroce_frags.
- */
-#define SROCE_LOCAL_CHUNK	(64 * 1024)	/* payload bytes at most */
-struct sroce_frags {
-	u32	n;
-	u32	bytes;
-	struct {
-		struct page	*page;
-		u32		off;
-		u32		len;
-	} v[MAX_SKB_FRAGS];
-};
-
-bool sroce_av_local(struct sroce_qp *qp, const struct sroce_av *av);
-u32 sroce_frags_from_sge(struct sroce_qp *qp, struct sroce_frags *f,
-			 const struct sroce_sge *sge, u32 num_sge, u32 offset,
-			 u32 want);
-u32 sroce_frags_from_mr(struct sroce_qp *qp, struct sroce_frags *f,
-			struct sroce_mr *mr, u64 iova, u32 want);
-void sroce_frags_attach(struct sk_buff *skb, struct sroce_frags *f);
-void sroce_frags_release(struct sroce_frags *f);
-int sroce_payload_to_mr(struct sk_buff *skb, struct sroce_mr *mr, u64 iova);
-int sroce_payload_to_sge(struct sk_buff *skb, struct sroce_qp *qp,
-			 const struct sroce_sge *sge, u32 num_sge, u32 offset);
-
-/* hold.c: packets ahead of their turn, held back a moment */
-void sroce_hold_init(struct sroce_qp *qp);
-void sroce_hold_purge(struct sroce_hold *h);
-bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
-		u32 expected);
-struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected);
-void sroce_hold_progress(struct sroce_hold *h);
-void sroce_qp_wake_at(struct sroce_qp *qp, ktime_t until);
-bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h);
-void sroce_hold_lost(struct sroce_hold *h, u32 psn);
-void sroce_hold_dup(struct sroce_qp *qp, struct sroce_hold *h, u32 psn);
-
-/* cc.c: congestion notification, ECN and CNPs */
-u8 sroce_cc_tclass(u8 tclass);
-bool sroce_cc_rcvd_ce(const struct sk_buff *skb);
-void sroce_cc_np_marked(struct sroce_qp *qp);
-bool sroce_cc_rp_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
-		     struct sk_buff *skb);
-void sroce_cc_react(struct sroce_qp *qp);
-bool sroce_cc_may_send(struct sroce_qp *qp);
-void sroce_cc_sent(struct sroce_qp *qp, u32 bytes);
-void sroce_cc_reset(struct sroce_qp *qp);
-
 /* odp.c */
 struct ib_umem *sroce_odp_get(struct sroce_mr *mr, struct ib_pd *ibpd,
 			      u64 start, int access);
@@ -699,19 +583,6 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
-
-/* qp.c */
-int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata);
-int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata);
-int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_qp_init_attr *init);
-int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
 int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
 			 u32 max_sge, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad_wr);
@@ -720,11 +591,5 @@ int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 void sroce_table_del(struct sroce_dev *sdev);
 void sroce_unregister_net(const struct sroce_net *sn);
-
-/* net.c */
-int sroce_net_get(struct sroce_dev *sdev);
-void sroce_net_put(struct sroce_dev *sdev);
-int sroce_net_init(void);
-void sroce_net_exit(void);
 
 #endif /* SROCE_H */

@@ -4,6 +4,7 @@
  * consumers (user space writes its receive rings itself, with no syscall).
  */
 #include "sroce.h"
+#include "queue.h"
 
 static size_t sroce_recv_wqe_size(u32 max_sge)
 {

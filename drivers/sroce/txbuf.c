@@ -31,6 +31,8 @@
 #include <linux/wait_bit.h>
 
 #include "sroce.h"
+#include "sched.h"
+#include "txbuf.h"
 
 /*
  * The high mark, in bytes of payload (a packet counts as a path MTU): at

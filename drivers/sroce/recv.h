@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef SROCE_RECV_H
+#define SROCE_RECV_H
+
+/*
+ * From a checked packet to its QP (recv.c).
+ */
+#include "sroce.h"
+
+struct sroce_qp *sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
+bool sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
+		      struct sk_buff *skb);
+
+#endif /* SROCE_RECV_H */
