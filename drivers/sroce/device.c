@@ -15,12 +15,18 @@
 #include "sroce.h"
 #include "counters.h"
 #include "cq.h"
+#include "device.h"
+#include "main.h"
 #include "mcast.h"
 #include "mr.h"
 #include "net.h"
+#include "odp.h"
 #include "qp.h"
 #include "queue.h"
 #include "rdma_user_sroce.h"
+#include "restrack.h"
+#include "srq.h"
+#include "verbs.h"
 
 /*
  * Object limits. The defaults are what the device advertises; an

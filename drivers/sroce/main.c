@@ -15,7 +15,9 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "device.h"
 #include "fault.h"
+#include "main.h"
 #include "net.h"
 #include "sched.h"
 #include "txbuf.h"

@@ -12,6 +12,7 @@
 
 #include "sroce.h"
 #include "mr.h"
+#include "odp.h"
 
 #define SROCE_MR_ACCESS		(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \

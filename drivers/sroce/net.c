@@ -25,6 +25,7 @@
 #include "counters.h"
 #include "fault.h"
 #include "local.h"
+#include "main.h"
 #include "net.h"
 #include "parse.h"
 #include "qp.h"

@@ -15,7 +15,9 @@
 #include "req.h"
 #include "resp.h"
 #include "sched.h"
+#include "srq.h"
 #include "txbuf.h"
+#include "verbs.h"
 #include "trace.h"
 
 #define SROCE_QPN_MIN		16	/* QPN 1 is the GSI QP; 0 and 2..15 unused */

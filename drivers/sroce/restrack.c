@@ -16,6 +16,7 @@
 
 #include "sroce.h"
 #include "queue.h"
+#include "restrack.h"
 #include "sroce_res_raw.h"
 
 /* The driver's table: one nested attribute that iproute2 prints with -dd. */

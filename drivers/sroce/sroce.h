@@ -2,9 +2,10 @@
 /*
  * sroce: a software RoCEv2 RDMA device.
  *
- * Core structures shared by every file of the driver. Each file owns one
- * role (device, net, counters, ...); this header only declares what crosses
- * file boundaries.
+ * Core structures shared by every file of the driver, with their constants
+ * and small helpers. Each file owns one role (device, net, counters, ...),
+ * and its functions are declared in the header of its name: qp.h for qp.c,
+ * net.h for net.c, and so on.
  */
 #ifndef SROCE_H
 #define SROCE_H
@@ -535,61 +536,5 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
 	this_cpu_inc(sdev->stats->v[c]);
 }
-
-/* restrack.c: "rdma resource show ... -dd" */
-int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
-int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
-int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
-int sroce_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
-int sroce_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
-int sroce_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr);
-
-/* device.c */
-struct sroce_dev *sroce_dev_alloc(struct net_device *ndev);
-int sroce_dev_register(struct sroce_dev *sdev, const char *name);
-void sroce_port_update(struct sroce_dev *sdev, bool notify);
-
-/* odp.c */
-struct ib_umem *sroce_odp_get(struct sroce_mr *mr, struct ib_pd *ibpd,
-			      u64 start, int access);
-int sroce_odp_hold(struct sroce_mr *mr, u64 iova, u32 len, bool write);
-void sroce_odp_unhold(struct sroce_mr *mr, u64 iova);
-void sroce_odp_release(struct sroce_mr *mr);
-void sroce_odp_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-			 bool to_mr);
-int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		   bool to_mr);
-int sroce_odp_store64(struct sroce_mr *mr, u64 iova, u64 val);
-void sroce_odp_caps(struct ib_device_attr *a);
-
-/* verbs.c: PD, AH, address vectors */
-int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
-		    struct ib_udata *udata);
-int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
-int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
-int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
-		       const struct rdma_ah_attr *attr);
-void sroce_verbs_init(struct sroce_dev *sdev);
-void sroce_verbs_cleanup(struct sroce_dev *sdev);
-
-/* srq.c */
-int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		     struct ib_udata *udata);
-int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad_wr);
-int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
-			 u32 max_sge, const struct ib_recv_wr *wr,
-			 const struct ib_recv_wr **bad_wr);
-
-/* main.c: the netdev -> device table */
-struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
-void sroce_table_del(struct sroce_dev *sdev);
-void sroce_unregister_net(const struct sroce_net *sn);
 
 #endif /* SROCE_H */

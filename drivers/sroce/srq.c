@@ -5,6 +5,7 @@
  */
 #include "sroce.h"
 #include "queue.h"
+#include "srq.h"
 
 static size_t sroce_recv_wqe_size(u32 max_sge)
 {

@@ -9,6 +9,7 @@
 #include <rdma/ib_cache.h>
 
 #include "sroce.h"
+#include "verbs.h"
 
 /*
  * xa_init_flags() is inline, so every table initialised from one function
