@@ -100,14 +100,14 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 	int err;
 
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
-		pr_info("sroce: %s is not an Ethernet device\n", ndev->name);
+		pr_info("%s is not an Ethernet device\n", ndev->name);
 		return -EOPNOTSUPP;
 	}
 
 	/* Its port's GIDs are found in the port's namespace (device.c). */
 	if (is_vlan_dev(ndev) &&
 	    !net_eq(dev_net(ndev), dev_net(vlan_dev_real_dev(ndev)))) {
-		pr_info("sroce: VLAN %s is not in its port's network namespace\n",
+		pr_info("VLAN %s is not in its port's network namespace\n",
 			ndev->name);
 		return -EOPNOTSUPP;
 	}
@@ -118,10 +118,10 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 	rcu_read_unlock();
 	if (sdev) {
 		if (sdev->ndev == ndev)
-			pr_info("sroce: %s already carries device %s\n",
+			pr_info("%s already carries device %s\n",
 				ndev->name, dev_name(&sdev->ibdev.dev));
 		else
-			pr_info("sroce: %s: device %s on %s serves its traffic\n",
+			pr_info("%s: device %s on %s serves its traffic\n",
 				ndev->name, dev_name(&sdev->ibdev.dev),
 				sdev->ndev->name);
 		err = -EEXIST;
@@ -245,7 +245,7 @@ static int __init sroce_init(void)
 
 	sroce_fault_init();
 	rdma_link_register(&sroce_link_ops);
-	pr_info("sroce: loaded\n");
+	pr_info("loaded\n");
 	return 0;
 
 err_net:
@@ -312,7 +312,7 @@ static void __exit sroce_exit(void)
 	sroce_wq_exit();
 	sroce_txbuf_exit();
 	sroce_fault_exit();
-	pr_info("sroce: unloaded\n");
+	pr_info("unloaded\n");
 }
 
 module_init(sroce_init);

@@ -821,10 +821,10 @@ static int sroce_net_open(struct net *net, struct sroce_net *sn)
 err:
 	sroce_net_close(sn);
 	if (PTR_ERR(sock) == -EADDRINUSE)
-		pr_err("sroce: UDP port %d is already in use in this network namespace; rdma_rxe binds it too: sroce and rdma_rxe cannot be loaded together\n",
+		pr_err("UDP port %d is already in use in this network namespace; rdma_rxe binds it too: sroce and rdma_rxe cannot be loaded together\n",
 		       SROCE_ROCE_V2_PORT);
 	else
-		pr_err("sroce: cannot open the RoCEv2 UDP socket: %pe\n", sock);
+		pr_err("cannot open the RoCEv2 UDP socket: %pe\n", sock);
 	return PTR_ERR(sock);
 }
 
