@@ -202,7 +202,8 @@ void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		qp->req.rd_atomic -= !!qp->req.rd_atomic;
 	if (qp->req.wqe_index == qp->sq.index) {
 		/* Completed before the requester moved past it (errors). */
-		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+		qp->req.wqe_index = sroce_queue_next(&qp->sq,
+						     qp->req.wqe_index);
 		qp->req.offset = 0;
 	}
 	sroce_queue_advance(&qp->sq);

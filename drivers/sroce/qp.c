@@ -184,8 +184,7 @@ static int sroce_qp_alloc_state(struct sroce_qp *qp,
 	size_t rq_slot;
 
 	/* Sized by the process: charged to it, and no splat if too big. */
-	qp->sq_copy = kvzalloc((size_t)(qp->sq.index_mask + 1) <<
-			       qp->sq.log2_elem_size,
+	qp->sq_copy = kvzalloc(sroce_queue_data_size(&qp->sq),
 			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
 			       __GFP_RETRY_MAYFAIL);
 	rq_slot = sizeof(struct sroce_recv_wqe) + sizeof(struct sroce_sge) *
@@ -417,8 +416,8 @@ void sroce_qp_flush(struct sroce_qp *qp)
 	while (budget-- && (swqe = sroce_queue_head(&qp->sq))) {
 		if (qp->sq.index == qp->req.fetched) {
 			wc.wr_id = READ_ONCE(swqe->wr.wr_id);
-			qp->req.fetched = (qp->req.fetched + 1) &
-					  qp->sq.index_mask;
+			qp->req.fetched = sroce_queue_next(&qp->sq,
+							   qp->req.fetched);
 		} else {
 			wc.wr_id = sroce_sq_copy(qp, qp->sq.index)->wr.wr_id;
 		}

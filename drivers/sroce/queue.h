@@ -81,10 +81,37 @@ static inline u32 sroce_queue_size(const struct sroce_queue *q)
 	return q->index_mask;	/* usable slots: one always stays empty */
 }
 
+static inline size_t sroce_queue_elem_size(const struct sroce_queue *q)
+{
+	return (size_t)1 << q->log2_elem_size;
+}
+
+/* The bytes of all slots (a shadow copy of the ring has this size). */
+static inline size_t sroce_queue_data_size(const struct sroce_queue *q)
+{
+	return (size_t)(q->index_mask + 1) << q->log2_elem_size;
+}
+
+/* Where slot @index lies in the data (or in a shadow copy of it). */
+static inline size_t sroce_queue_offset(const struct sroce_queue *q, u32 index)
+{
+	return (size_t)(index & q->index_mask) << q->log2_elem_size;
+}
+
 static inline void *sroce_queue_slot(const struct sroce_queue *q, u32 index)
 {
-	return q->buf->data + ((size_t)(index & q->index_mask) <<
-			       q->log2_elem_size);
+	return q->buf->data + sroce_queue_offset(q, index);
+}
+
+/* The index after and the one before @index, wrapped. */
+static inline u32 sroce_queue_next(const struct sroce_queue *q, u32 index)
+{
+	return (index + 1) & q->index_mask;
+}
+
+static inline u32 sroce_queue_prev(const struct sroce_queue *q, u32 index)
+{
+	return (index - 1) & q->index_mask;
 }
 
 /* The index the other side owns, read once, masked. */

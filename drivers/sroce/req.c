@@ -26,7 +26,7 @@
 struct sroce_send_wqe *sroce_sq_copy(struct sroce_qp *qp, u32 index)
 {
 	return (struct sroce_send_wqe *)(qp->sq_copy +
-		((size_t)(index & qp->sq.index_mask) << qp->sq.log2_elem_size));
+					 sroce_queue_offset(&qp->sq, index));
 }
 
 /* What each work request opcode is on the wire; 0 = not valid. */
@@ -78,7 +78,7 @@ static void sroce_req_copy(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 			   u32 index)
 {
 	const u8 *slot = sroce_queue_slot(&qp->sq, index);
-	size_t room = (1U << qp->sq.log2_elem_size) - sizeof(*wqe);
+	size_t room = sroce_queue_elem_size(&qp->sq) - sizeof(*wqe);
 	size_t tail;
 
 	memcpy(wqe, slot, sizeof(*wqe));
@@ -117,7 +117,7 @@ static void sroce_req_fetch(struct sroce_qp *qp)
 	u32 i, n;
 
 	sroce_req_copy(qp, wqe, index);
-	qp->req.fetched = (index + 1) & qp->sq.index_mask;
+	qp->req.fetched = sroce_queue_next(&qp->sq, index);
 
 	wqe->state = SROCE_WQE_POSTED;
 	wqe->status = IB_WC_SUCCESS;
@@ -208,7 +208,7 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 	bool first = true;
 
 	if (qp->req.offset)
-		end = (end + 1) & qp->sq.index_mask;
+		end = sroce_queue_next(&qp->sq, end);
 	/*
 	 * And every WQE past it that an earlier rewind marked and that is
 	 * not sent again yet: the acknowledged point may lie in one of them.
@@ -220,7 +220,7 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 		wqe = sroce_sq_copy(qp, end);
 		if (wqe->state != SROCE_WQE_RESEND && wqe->state != SROCE_WQE_SENT)
 			break;
-		end = (end + 1) & qp->sq.index_mask;
+		end = sroce_queue_next(&qp->sq, end);
 	}
 	qp->req.wqe_index = qp->sq.index;
 	qp->req.psn = psn;
@@ -230,7 +230,7 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 	qp->req.noack = SROCE_ACKREQ_EVERY;
 	if (qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_comp_restart(qp);
-	for (i = qp->sq.index; i != end; i = (i + 1) & qp->sq.index_mask) {
+	for (i = qp->sq.index; i != end; i = sroce_queue_next(&qp->sq, i)) {
 		wqe = sroce_sq_copy(qp, i);
 		if (wqe->state == SROCE_WQE_DONE)
 			continue;
@@ -265,8 +265,8 @@ static void sroce_req_resume(struct sroce_qp *qp)
 		wqe = sroce_sq_copy(qp, qp->req.wqe_index);
 		if (wqe->state == SROCE_WQE_DONE) {
 			/* A local operation, run already. */
-			qp->req.wqe_index = (qp->req.wqe_index + 1) &
-					    qp->sq.index_mask;
+			qp->req.wqe_index = sroce_queue_next(&qp->sq,
+							     qp->req.wqe_index);
 			continue;
 		}
 		if (wqe->state != SROCE_WQE_RESEND)
@@ -281,8 +281,8 @@ static void sroce_req_resume(struct sroce_qp *qp)
 		wqe->state = SROCE_WQE_SENT;
 		if (wqe->mask & SROCE_F_RD_ATOMIC)
 			qp->req.rd_atomic++;
-		qp->req.wqe_index = (qp->req.wqe_index + 1) &
-				    qp->sq.index_mask;
+		qp->req.wqe_index = sroce_queue_next(&qp->sq,
+						     qp->req.wqe_index);
 		qp->req.offset = 0;
 		qp->req.psn = sroce_psn_add(wqe->last_psn, 1);
 	}
@@ -677,7 +677,7 @@ static int sroce_req_ud(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 static void sroce_req_probe(struct sroce_qp *qp)
 {
 	u32 psn = sroce_psn_add(qp->req.psn_max, SROCE_PSN_MASK);
-	u32 index = (qp->req.wqe_index - 1) & qp->sq.index_mask;
+	u32 index = sroce_queue_prev(&qp->sq, qp->req.wqe_index);
 	struct sroce_send_wqe *wqe = sroce_sq_copy(qp, index);
 
 	qp->req.noack = 0;
@@ -771,7 +771,7 @@ static struct sroce_send_wqe *sroce_req_next_wqe(struct sroce_qp *qp, bool rc)
 		 * completed. Only a producer index moved backwards gets
 		 * here; fetching would overwrite WQEs still under way.
 		 */
-		if (((qp->req.fetched + 1) & qp->sq.index_mask) == qp->sq.index)
+		if (sroce_queue_next(&qp->sq, qp->req.fetched) == qp->sq.index)
 			return NULL;
 		sroce_req_fetch(qp);
 	}
@@ -781,7 +781,7 @@ static struct sroce_send_wqe *sroce_req_next_wqe(struct sroce_qp *qp, bool rc)
 static void sroce_req_wqe_done(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
 	wqe->state = SROCE_WQE_DONE;
-	qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+	qp->req.wqe_index = sroce_queue_next(&qp->sq, qp->req.wqe_index);
 }
 
 /*
@@ -834,7 +834,8 @@ static void sroce_req_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		if (wqe->mask & SROCE_F_RD_ATOMIC)
 			qp->req.rd_atomic++;
 		wqe->state = rc ? SROCE_WQE_SENT : SROCE_WQE_DONE;
-		qp->req.wqe_index = (qp->req.wqe_index + 1) & qp->sq.index_mask;
+		qp->req.wqe_index = sroce_queue_next(&qp->sq,
+						     qp->req.wqe_index);
 	}
 	qp->req.psn = sroce_psn_add(qp->req.psn, span);
 	if (sroce_psn_cmp(qp->req.psn, qp->req.psn_max) > 0)
