@@ -216,7 +216,8 @@ int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 	void *slot;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (sroce_queue_full(&cq->queue)) {
+	slot = sroce_queue_produce_slot(&cq->queue);
+	if (!slot) {
 		fire = !cq->overrun;
 		cq->overrun = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
@@ -232,7 +233,6 @@ int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 		return -EOVERFLOW;
 	}
 
-	slot = sroce_queue_slot(&cq->queue, cq->queue.index);
 	if (cq->is_user) {
 		uwc = slot;
 		memset(uwc, 0, sizeof(*uwc));

@@ -413,7 +413,7 @@ void sroce_qp_flush(struct sroce_qp *qp)
 
 	/* Bounded: a hostile producer index cannot keep us here. */
 	budget = sroce_queue_size(&qp->sq);
-	while (budget-- && (swqe = sroce_queue_head(&qp->sq))) {
+	while (budget-- && (swqe = sroce_queue_consume_slot(&qp->sq))) {
 		if (qp->sq.index == qp->req.fetched) {
 			wc.wr_id = READ_ONCE(swqe->wr.wr_id);
 			qp->req.fetched = sroce_queue_next(&qp->sq,
@@ -448,7 +448,7 @@ void sroce_qp_flush(struct sroce_qp *qp)
 		sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc, false);
 	}
 	budget = sroce_queue_size(&qp->rq);
-	while (budget-- && (rwqe = sroce_queue_head(&qp->rq))) {
+	while (budget-- && (rwqe = sroce_queue_consume_slot(&qp->rq))) {
 		wc.wr_id = READ_ONCE(rwqe->wr_id);
 		sroce_queue_advance(&qp->rq);
 		if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &wc, false))
@@ -463,12 +463,9 @@ static void sroce_qp_reset_queues(struct sroce_qp *qp)
 	skb_queue_purge(&qp->resp_pkts);
 	sroce_hold_purge(&qp->req_held);
 	sroce_hold_purge(&qp->resp_held);
-	qp->sq.index = sroce_queue_peer_index(&qp->sq);
-	sroce_queue_publish(&qp->sq);
-	if (!qp->ibqp.srq) {
-		qp->rq.index = sroce_queue_peer_index(&qp->rq);
-		sroce_queue_publish(&qp->rq);
-	}
+	sroce_queue_consume_all(&qp->sq);
+	if (!qp->ibqp.srq)
+		sroce_queue_consume_all(&qp->rq);
 	qp->req.fetched = qp->sq.index;
 	sroce_req_reset(qp);
 	sroce_resp_reset(qp);

@@ -28,11 +28,31 @@ struct sroce_mmap {
 };
 
 /*
- * Who produces: SROCE_Q_FROM_USER rings (SQ, RQ, SRQ) are produced by the
- * consumer of the verbs and consumed by sroce; SROCE_Q_TO_USER rings (CQ)
- * the other way round. sroce keeps a private copy of the index it owns and
- * of the geometry, and never reads them back from the shared header; the
- * other side's index is masked on every read.
+ * The index protocol. A ring has one producer and one consumer, and each
+ * owns one index of the header, which only it writes: the producer
+ * producer_index, the slot it fills next; the consumer consumer_index, the
+ * slot it reads next. The entries are the slots from consumer_index up to
+ * producer_index; one slot always stays free, so equal indices mean empty
+ * and producer + 1 == consumer full. Each side reads the other's index with
+ * smp_load_acquire() before it touches the slots that index hands over, and
+ * writes its own with smp_store_release() once it is done with the slots it
+ * hands back (an entry written, or read).
+ *
+ * sroce is one side of every ring, and dir says which: it consumes
+ * SROCE_Q_FROM_USER rings (SQ, RQ, SRQ) and produces into SROCE_Q_TO_USER
+ * rings (CQ). It keeps the index it owns in q->index and the geometry in
+ * q->index_mask and q->log2_elem_size, and never reads them back from the
+ * header. The other side, the peer, is user space for a user object, which
+ * may write any value there: sroce_queue_peer_index() reads the peer's index
+ * once and masks it, so it names a slot of the ring and a count made from it
+ * is at most sroce_queue_size(). Each helper below reads it once.
+ *
+ * sroce's side:
+ *   sroce_queue_count()         entries produced and not consumed yet
+ *   sroce_queue_consume_slot()  FROM_USER: the entry to consume, or NULL
+ *   sroce_queue_produce_slot()  TO_USER: the slot to fill, or NULL (full)
+ *   sroce_queue_advance()       that entry consumed, that slot produced
+ *   sroce_queue_consume_all()   FROM_USER: every entry consumed, unread
  */
 enum sroce_queue_dir {
 	SROCE_Q_FROM_USER,
@@ -114,12 +134,13 @@ static inline u32 sroce_queue_prev(const struct sroce_queue *q, u32 index)
 	return (index - 1) & q->index_mask;
 }
 
-/* The index the other side owns, read once, masked. */
+/* The index the peer owns, read once and masked: whatever the peer wrote. */
 static inline u32 sroce_queue_peer_index(const struct sroce_queue *q)
 {
 	const u32 *p = q->dir == SROCE_Q_FROM_USER ? &q->buf->producer_index :
 						     &q->buf->consumer_index;
 
+	/* Pairs with the peer's release: the slots it hands over are ready. */
 	return smp_load_acquire(p) & q->index_mask;
 }
 
@@ -132,33 +153,46 @@ static inline void sroce_queue_publish(struct sroce_queue *q)
 	smp_store_release(p, q->index);
 }
 
-/* Entries waiting to be consumed, as seen from sroce's side. */
-static inline u32 sroce_queue_count(const struct sroce_queue *q)
+/* Entries produced and not consumed, given the peer's index as read. */
+static inline u32 sroce_queue_count_at(const struct sroce_queue *q, u32 peer)
 {
-	u32 peer = sroce_queue_peer_index(q);
-
 	if (q->dir == SROCE_Q_FROM_USER)
 		return (peer - q->index) & q->index_mask;
 	return (q->index - peer) & q->index_mask;
 }
 
-/* FROM_USER: the next slot to consume, or NULL when the ring is empty. */
-static inline void *sroce_queue_head(const struct sroce_queue *q)
+static inline u32 sroce_queue_count(const struct sroce_queue *q)
+{
+	return sroce_queue_count_at(q, sroce_queue_peer_index(q));
+}
+
+/* FROM_USER: the entry to consume next, or NULL when the ring is empty. */
+static inline void *sroce_queue_consume_slot(const struct sroce_queue *q)
 {
 	if (sroce_queue_peer_index(q) == q->index)
 		return NULL;
 	return sroce_queue_slot(q, q->index);
 }
 
-/* TO_USER: true when no slot is free for the next entry. */
-static inline bool sroce_queue_full(const struct sroce_queue *q)
+/* TO_USER: the slot to fill next, or NULL when the ring is full. */
+static inline void *sroce_queue_produce_slot(const struct sroce_queue *q)
 {
-	return ((q->index + 1) & q->index_mask) == sroce_queue_peer_index(q);
+	if (sroce_queue_next(q, q->index) == sroce_queue_peer_index(q))
+		return NULL;
+	return sroce_queue_slot(q, q->index);
 }
 
+/* The entry at our index consumed (FROM_USER) or produced (TO_USER). */
 static inline void sroce_queue_advance(struct sroce_queue *q)
 {
-	q->index = (q->index + 1) & q->index_mask;
+	q->index = sroce_queue_next(q, q->index);
+	sroce_queue_publish(q);
+}
+
+/* FROM_USER: every entry produced so far consumed, unread. */
+static inline void sroce_queue_consume_all(struct sroce_queue *q)
+{
+	q->index = sroce_queue_peer_index(q);
 	sroce_queue_publish(q);
 }
 

@@ -426,7 +426,7 @@ static int sroce_resp_get_wqe(struct sroce_qp *qp)
 	}
 
 	spin_lock_irqsave(lock, flags);
-	slot = sroce_queue_head(q);
+	slot = sroce_queue_consume_slot(q);
 	if (!slot) {
 		spin_unlock_irqrestore(lock, flags);
 		return -ENOENT;
