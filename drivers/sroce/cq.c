@@ -179,6 +179,7 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 	unsigned long flags;
+	const void *slot;
 	int n = 0;
 
 	if (cq->is_user)
@@ -186,15 +187,11 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num_entries) {
-		/* Kernel CQ: sroce owns both indices; the peer index is ours. */
-		u32 cons = cq->queue.buf->consumer_index & cq->queue.index_mask;
-
-		if (cons == cq->queue.index)
+		slot = sroce_queue_poll_slot(&cq->queue);
+		if (!slot)
 			break;
-		memcpy(&wc[n++], sroce_queue_slot(&cq->queue, cons),
-		       sizeof(*wc));
-		smp_store_release(&cq->queue.buf->consumer_index,
-				  (cons + 1) & cq->queue.index_mask);
+		memcpy(&wc[n++], slot, sizeof(*wc));
+		sroce_queue_poll_advance(&cq->queue);
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;

@@ -744,26 +744,21 @@ static int sroce_post_send_kernel(struct sroce_qp *qp,
 				  const struct ib_send_wr *wr,
 				  const struct ib_send_wr **bad_wr)
 {
-	struct sroce_queue *q = &qp->sq;
+	struct sroce_send_wqe *wqe;
 	unsigned long flags;
-	u32 prod, cons;
 	int err = 0;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (; wr; wr = wr->next) {
-		prod = q->buf->producer_index & q->index_mask;
-		/* Pairs with the completer's release: freed slots are ours. */
-		cons = smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
-		if (((prod + 1) & q->index_mask) == cons) {
+		wqe = sroce_queue_post_slot(&qp->sq);
+		if (!wqe) {
 			err = -ENOMEM;
 			break;
 		}
-		err = sroce_build_kwqe(qp, wr, sroce_queue_slot(q, prod));
+		err = sroce_build_kwqe(qp, wr, wqe);
 		if (err)
 			break;
-		/* The WQE before its index: the requester reads with acquire. */
-		smp_store_release(&q->buf->producer_index,
-				  (prod + 1) & q->index_mask);
+		sroce_queue_post_advance(&qp->sq);
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (err)

@@ -53,6 +53,16 @@ struct sroce_mmap {
  *   sroce_queue_produce_slot()  TO_USER: the slot to fill, or NULL (full)
  *   sroce_queue_advance()       that entry consumed, that slot produced
  *   sroce_queue_consume_all()   FROM_USER: every entry consumed, unread
+ *
+ * A kernel object's rings are never mapped, and the kernel verbs are the
+ * peer, in user space's place. They keep their index in the header, which
+ * nothing else writes, and call under the object's lock (the QP's sq_lock,
+ * the RQ's or SRQ's lock, the CQ's; sroce_queue_poll_slot() compares with
+ * sroce's copy of its producer index, which that lock protects):
+ *   sroce_queue_post_slot()     FROM_USER: the slot for a WQE, or NULL (full)
+ *   sroce_queue_post_advance()  that WQE posted
+ *   sroce_queue_poll_slot()     TO_USER: the entry to poll, or NULL (empty)
+ *   sroce_queue_poll_advance()  that entry polled
  */
 enum sroce_queue_dir {
 	SROCE_Q_FROM_USER,
@@ -194,6 +204,48 @@ static inline void sroce_queue_consume_all(struct sroce_queue *q)
 {
 	q->index = sroce_queue_peer_index(q);
 	sroce_queue_publish(q);
+}
+
+/* FROM_USER, kernel verbs: the slot for the next WQE, or NULL when full. */
+static inline void *sroce_queue_post_slot(const struct sroce_queue *q)
+{
+	u32 prod = q->buf->producer_index & q->index_mask;
+	/* Pairs with sroce's release: the slots it consumed are free. */
+	u32 cons = smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
+
+	if (sroce_queue_next(q, prod) == cons)
+		return NULL;
+	return sroce_queue_slot(q, prod);
+}
+
+static inline void sroce_queue_post_advance(struct sroce_queue *q)
+{
+	u32 prod = q->buf->producer_index;
+
+	/* The WQE before its index: sroce reads the index with acquire. */
+	smp_store_release(&q->buf->producer_index, sroce_queue_next(q, prod));
+}
+
+/*
+ * TO_USER, kernel verbs: the entry to poll next, or NULL when the ring is
+ * empty. It compares with sroce's own producer index, so the caller holds
+ * the lock sroce produces under (the CQ's).
+ */
+static inline void *sroce_queue_poll_slot(const struct sroce_queue *q)
+{
+	u32 cons = q->buf->consumer_index & q->index_mask;
+
+	if (cons == q->index)
+		return NULL;
+	return sroce_queue_slot(q, cons);
+}
+
+static inline void sroce_queue_poll_advance(struct sroce_queue *q)
+{
+	u32 cons = q->buf->consumer_index;
+
+	/* The entry read before its slot goes back to sroce. */
+	smp_store_release(&q->buf->consumer_index, sroce_queue_next(q, cons));
 }
 
 #endif /* SROCE_QUEUE_H */

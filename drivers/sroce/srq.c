@@ -22,7 +22,6 @@ int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
 {
 	struct sroce_recv_wqe *wqe;
 	unsigned long flags;
-	u32 prod, cons;
 	int i, err = 0;
 	u64 len;
 
@@ -32,14 +31,11 @@ int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
 			err = -EINVAL;
 			break;
 		}
-		/* The kernel produces here: the producer index is its own. */
-		prod = q->buf->producer_index & q->index_mask;
-		cons = smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
-		if (((prod + 1) & q->index_mask) == cons) {
+		wqe = sroce_queue_post_slot(q);
+		if (!wqe) {
 			err = -ENOMEM;
 			break;
 		}
-		wqe = sroce_queue_slot(q, prod);
 		wqe->wr_id = wr->wr_id;
 		len = 0;
 		for (i = 0; i < wr->num_sge; i++) {
@@ -57,8 +53,7 @@ int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
 		wqe->dma.num_sge = wr->num_sge;
 		wqe->dma.cur_sge = 0;
 		wqe->dma.sge_offset = 0;
-		smp_store_release(&q->buf->producer_index,
-				  (prod + 1) & q->index_mask);
+		sroce_queue_post_advance(q);
 	}
 	spin_unlock_irqrestore(lock, flags);
 	if (err)
