@@ -79,9 +79,7 @@ static int sroce_cq_resize(struct ib_cq *ibcq, int cqe,
 	struct sroce_dev *sdev = to_sdev(ibcq->device);
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct sroce_resize_cq_resp resp = {};
-	struct sroce_queue nq, oq;
-	size_t slot = 1UL << cq->queue.log2_elem_size;
-	u32 n, i, cons;
+	struct sroce_queue oq;
 	int err;
 
 	if (sroce_cq_check_size(sdev, cqe))
@@ -90,49 +88,15 @@ static int sroce_cq_resize(struct ib_cq *ibcq, int cqe,
 		      !sroce_udata_in_empty(udata)))
 		return -EINVAL;
 
-	err = sroce_queue_init(&nq, SROCE_Q_TO_USER, cqe, SROCE_CQE_SIZE);
+	err = sroce_queue_resize(&cq->queue, &cq->lock, cqe,
+				 udata ? sroce_udata_uctx(udata) : NULL,
+				 &resp.mi, &oq);
 	if (err)
 		return err;
-	if (udata) {
-		err = sroce_queue_export(&nq, sroce_udata_uctx(udata), &resp.mi);
-		if (err)
-			goto err;
-	}
-
-	spin_lock_irq(&cq->lock);
-	n = sroce_queue_count(&cq->queue);
-	if (n > sroce_queue_size(&nq)) {
-		spin_unlock_irq(&cq->lock);
-		err = -EINVAL;
-		goto err;
-	}
-	cons = sroce_queue_peer_index(&cq->queue);
-	for (i = 0; i < n; i++)
-		memcpy(sroce_queue_slot(&nq, i),
-		       sroce_queue_slot(&cq->queue, cons + i), slot);
-	nq.index = n;
-	sroce_queue_publish(&nq);
-	oq = cq->queue;
-	cq->queue = nq;
-	ibcq->cqe = sroce_queue_size(&nq);
-	spin_unlock_irq(&cq->lock);
-
-	if (udata) {
+	ibcq->cqe = sroce_queue_size(&cq->queue);
+	if (udata)
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		/*
-		 * Too late to go back: the entries moved. The process lost
-		 * its CQ, as if it had unmapped it; nothing leaks. Under the
-		 * mutex cq->queue is still nq: withdraw exactly its cookie.
-		 */
-		if (err)
-			sroce_queue_unexport(&cq->queue);
-	}
-	sroce_queue_cleanup(&oq);
-	return err;
-
-err:
-	sroce_queue_cleanup(&nq);
-	return err;
+	return sroce_queue_resize_end(&cq->queue, &oq, err);
 }
 
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)

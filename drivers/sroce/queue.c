@@ -136,6 +136,93 @@ void sroce_queue_cleanup(struct sroce_queue *q)
 	q->buf = NULL;
 }
 
+/*
+ * Copy the entries of @oq, produced and not consumed, to the first slots
+ * of @nq, an empty ring of the same direction and slot size, and set the
+ * producer index of @nq after them. The peer's index in @oq is read once.
+ * -EINVAL, with nothing changed, when they do not fit.
+ */
+static int sroce_queue_move(struct sroce_queue *nq,
+			    const struct sroce_queue *oq)
+{
+	u32 peer = sroce_queue_peer_index(oq);
+	u32 n = sroce_queue_count_at(oq, peer);
+	u32 first = oq->dir == SROCE_Q_FROM_USER ? oq->index : peer;
+	u32 i;
+
+	if (n > sroce_queue_size(nq))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		memcpy(sroce_queue_slot(nq, i), sroce_queue_slot(oq, first + i),
+		       sroce_queue_elem_size(oq));
+	if (nq->dir == SROCE_Q_TO_USER)
+		nq->index = n;
+	/* The entries before the index that hands them over. */
+	smp_store_release(&nq->buf->producer_index, n);
+	return 0;
+}
+
+/* Under @lock: move the entries of @q into @nq, and swap the two. */
+static int sroce_queue_swap(struct sroce_queue *q, struct sroce_queue *nq,
+			    spinlock_t *lock)
+{
+	int err;
+
+	spin_lock_irq(lock);
+	err = sroce_queue_move(nq, q);
+	if (!err)
+		swap(*q, *nq);
+	spin_unlock_irq(lock);
+	return err;
+}
+
+/*
+ * Replace the ring of @q by one of @num_elem slots, of the same direction
+ * and slot size, holding the entries not consumed yet, and export it to
+ * @uctx (kernel objects: NULL), filling @mi. The entries move under @lock,
+ * the object's lock under which everyone else reaches the ring (the CQ's,
+ * the SRQ's). The old ring goes to @old: the caller tells the process about
+ * the new one and then calls sroce_queue_resize_end(). The caller
+ * serializes the resizes of one object (uverbs only read-locks it).
+ * -EINVAL if the entries do not fit; @q is unchanged on any error.
+ */
+int sroce_queue_resize(struct sroce_queue *q, spinlock_t *lock,
+		       unsigned int num_elem, struct ib_ucontext *uctx,
+		       struct sroce_mminfo *mi, struct sroce_queue *old)
+{
+	struct sroce_queue nq;
+	int err;
+
+	err = sroce_queue_init(&nq, q->dir, num_elem, sroce_queue_elem_size(q));
+	if (err)
+		return err;
+	if (uctx)
+		err = sroce_queue_export(&nq, uctx, mi);
+	if (!err)
+		err = sroce_queue_swap(q, &nq, lock);
+	if (err)
+		sroce_queue_cleanup(&nq);
+	else
+		*old = nq;
+	return err;
+}
+
+/*
+ * The process was told about the new ring, or @err says it could not be.
+ * Too late to go back then: the entries moved, and the process lost the
+ * ring as if it had unmapped it; nothing leaks. Resizes being serialized,
+ * @q is still the new ring: withdraw exactly its cookie. Frees @old (its
+ * mappings keep its buffer). Returns @err.
+ */
+int sroce_queue_resize_end(struct sroce_queue *q, struct sroce_queue *old,
+			   int err)
+{
+	if (err)
+		sroce_queue_unexport(q);
+	sroce_queue_cleanup(old);
+	return err;
+}
+
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
 {
 	struct sroce_mmap *mm = container_of(entry, struct sroce_mmap, rdma);

@@ -63,6 +63,9 @@ struct sroce_mmap {
  *   sroce_queue_post_advance()  that WQE posted
  *   sroce_queue_poll_slot()     TO_USER: the entry to poll, or NULL (empty)
  *   sroce_queue_poll_advance()  that entry polled
+ *
+ * sroce_queue_resize() moves the entries of a CQ or SRQ into a new ring;
+ * the new ring's consumer index is 0 and its producer index their number.
  */
 enum sroce_queue_dir {
 	SROCE_Q_FROM_USER,
@@ -85,6 +88,11 @@ void sroce_queue_cleanup(struct sroce_queue *q);
 int sroce_queue_export(struct sroce_queue *q, struct ib_ucontext *uctx,
 		       struct sroce_mminfo *mi);
 void sroce_queue_unexport(struct sroce_queue *q);
+int sroce_queue_resize(struct sroce_queue *q, spinlock_t *lock,
+		       unsigned int num_elem, struct ib_ucontext *uctx,
+		       struct sroce_mminfo *mi, struct sroce_queue *old);
+int sroce_queue_resize_end(struct sroce_queue *q, struct sroce_queue *old,
+			   int err);
 
 /*
  * The core's record of a mapping (struct rdma_umap_priv in the core's

@@ -128,9 +128,7 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 {
 	struct sroce_modify_srq_cmd cmd = {};
 	struct sroce_mminfo mi = {};
-	struct sroce_queue nq, oq;
-	size_t slot = 1UL << srq->queue.log2_elem_size;
-	u32 n, i, prod;
+	struct sroce_queue oq;
 	int err;
 
 	lockdep_assert_held(&srq->resize_mutex);
@@ -142,45 +140,16 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 			return err;
 	}
 
-	err = sroce_queue_init(&nq, SROCE_Q_FROM_USER, max_wr,
-			       sroce_recv_wqe_size(srq->max_sge));
+	err = sroce_queue_resize(&srq->queue, &srq->lock, max_wr,
+				 udata ? sroce_udata_uctx(udata) : NULL,
+				 &mi, &oq);
 	if (err)
 		return err;
-	if (udata) {
-		err = sroce_queue_export(&nq, sroce_udata_uctx(udata), &mi);
-		if (err)
-			goto err;
-	}
-
-	spin_lock_irq(&srq->lock);
-	prod = sroce_queue_peer_index(&srq->queue);
-	n = (prod - srq->queue.index) & srq->queue.index_mask;
-	if (n > sroce_queue_size(&nq)) {
-		spin_unlock_irq(&srq->lock);
-		err = -EINVAL;
-		goto err;
-	}
-	for (i = 0; i < n; i++)
-		memcpy(sroce_queue_slot(&nq, i),
-		       sroce_queue_slot(&srq->queue, srq->queue.index + i), slot);
-	nq.buf->producer_index = n;
-	oq = srq->queue;
-	srq->queue = nq;
-	spin_unlock_irq(&srq->lock);
-
 	/* The ABI: the new mminfo goes to a user address given in the command. */
 	if (udata &&
-	    copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi, sizeof(mi))) {
-		/* Under the mutex srq->queue is still nq: its cookie only. */
-		sroce_queue_unexport(&srq->queue);
+	    copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi, sizeof(mi)))
 		err = -EFAULT;
-	}
-	sroce_queue_cleanup(&oq);
-	return err;
-
-err:
-	sroce_queue_cleanup(&nq);
-	return err;
+	return sroce_queue_resize_end(&srq->queue, &oq, err);
 }
 
 int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
