@@ -146,12 +146,7 @@ void sroce_cc_np_marked(struct sroce_qp *qp)
 		return;
 	qp->cc.cnp_sent_ns = now ?: 1;
 	bth = (struct sroce_bth *)skb->data;
-	bth->opcode = SROCE_OP_CNP;
-	bth->flags = 0;
-	bth->pkey = SROCE_DEFAULT_PKEY_BE;
-	bth->qpn = cpu_to_be32(SROCE_BTH_BECN |
-			       (qp->attr.dest_qp_num & SROCE_QPN_MASK));
-	bth->apsn = 0;
+	sroce_bth_set_cnp(bth, qp->attr.dest_qp_num);
 	memset(bth + 1, 0, SROCE_CNP_RESV);
 	trace_sroce_cnp_sent(qp->ibqp.device->index, qp->ibqp.qp_num);
 	if (!sroce_xmit(qp, &qp->av, qp->src_port, skb))

@@ -211,7 +211,7 @@ static bool sroce_loop_urgent(const struct sk_buff *skb)
 {
 	const struct sroce_bth *bth = (const struct sroce_bth *)skb->data;
 
-	return !(sroce_opcodes[bth->opcode & 0x1f].flags &
+	return !(sroce_op_info(bth->opcode)->flags &
 		 (SROCE_F_FIRST | SROCE_F_MIDDLE));
 }
 
@@ -223,9 +223,8 @@ static void sroce_trace_send(const struct sroce_qp *qp,
 
 	if (trace_sroce_send_enabled())
 		trace_sroce_send(qp->ibqp.device->index, qp->ibqp.qp_num,
-				 be32_to_cpu(bth->qpn) & SROCE_QPN_MASK,
-				 bth->opcode,
-				 be32_to_cpu(bth->apsn) & SROCE_PSN_MASK, iblen);
+				 sroce_bth_qpn(bth), bth->opcode,
+				 sroce_bth_psn(bth), iblen);
 }
 
 /*
@@ -746,7 +745,7 @@ static struct sroce_qp *sroce_rcv_checked(struct sroce_dev *sdev,
 
 	if (trace_sroce_recv_enabled()) {
 		const struct sroce_bth *bth = (const void *)skb->data;
-		u32 dqpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
+		u32 dqpn = sroce_bth_qpn(bth);
 
 		trace_sroce_recv(sdev->ibdev.index, dqpn, pkt->opcode,
 				 pkt->psn, pkt->paylen, skb->data_len);

@@ -61,7 +61,7 @@ u32 sroce_icrc_head(const void *iph, unsigned int iplen, const u8 *ib)
 	uh->check = (__force __sum16)0xffff;
 
 	memcpy(&bth, ib, sizeof(bth));
-	bth.qpn |= cpu_to_be32(0xff000000);
+	sroce_bth_icrc_mask(&bth);
 
 	crc = sroce_crc32(SROCE_ICRC_SEED, hdr, iplen + SROCE_UDP_HLEN);
 	return sroce_crc32(crc, (u8 *)&bth, sizeof(bth));
@@ -105,14 +105,14 @@ static bool sroce_parse_ip(const u8 *nh, unsigned int len, unsigned int l4off,
 }
 
 /* The opcode: RC, UC or UD, known, and valid on that transport. */
-static bool sroce_parse_opcode(u8 op, u8 bth_flags)
+static bool sroce_parse_opcode(u8 op, const struct sroce_bth *bth)
 {
-	const struct sroce_opcode_info *info = &sroce_opcodes[op & 0x1f];
-	u8 class = op & 0xe0;
+	const struct sroce_opcode_info *info = sroce_op_info(op);
+	u8 class = sroce_op_class(op);
 
 	if (class != SROCE_OP_RC && class != SROCE_OP_UC && class != SROCE_OP_UD)
 		return false;
-	if (!info->flags || (bth_flags & SROCE_BTH_TVER_MASK))
+	if (!info->flags || sroce_bth_tver(bth))
 		return false;
 	if (class == SROCE_OP_UC && !(info->flags & SROCE_F_UC_OK))
 		return false;
@@ -127,7 +127,7 @@ static enum sroce_parse_result sroce_parse_cnp(const struct sroce_bth *bth,
 					       struct sroce_pkt *pkt)
 {
 	if (iblen != sizeof(*bth) + SROCE_CNP_RESV ||
-	    (bth->flags & (SROCE_BTH_TVER_MASK | SROCE_BTH_PAD_MASK)))
+	    !sroce_bth_cnp_flags_ok(bth))
 		return SROCE_PARSE_DROP;
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->opcode = SROCE_OP_CNP;
@@ -154,22 +154,22 @@ enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
 	op = bth->opcode;
 	if (op == SROCE_OP_CNP)
 		return sroce_parse_cnp(bth, iblen, pkt);
-	if (!sroce_parse_opcode(op, bth->flags))
+	if (!sroce_parse_opcode(op, bth))
 		return SROCE_PARSE_DROP;
 	pkt->opcode = op;
-	pkt->flags = sroce_opcodes[op & 0x1f].flags;
-	pkt->hdr_len = sroce_opcodes[op & 0x1f].hdr_len;
-	if ((op & 0xe0) == SROCE_OP_UD)
+	pkt->flags = sroce_op_info(op)->flags;
+	pkt->hdr_len = sroce_op_info(op)->hdr_len;
+	if (sroce_op_class(op) == SROCE_OP_UD)
 		pkt->hdr_len += sizeof(struct sroce_deth);
-	pkt->pad = (bth->flags & SROCE_BTH_PAD_MASK) >> SROCE_BTH_PAD_SHIFT;
+	pkt->pad = sroce_bth_pad(bth);
 	if (iblen < pkt->hdr_len + pkt->pad)
 		return SROCE_PARSE_DROP;
 	pkt->paylen = iblen - pkt->hdr_len - pkt->pad;
 	if (!(pkt->flags & SROCE_F_PAYLOAD) && pkt->paylen)
 		return SROCE_PARSE_DROP;
-	pkt->psn = be32_to_cpu(bth->apsn) & SROCE_PSN_MASK;
-	pkt->ackreq = !!(be32_to_cpu(bth->apsn) & SROCE_BTH_ACKREQ);
-	pkt->se = !!(bth->flags & SROCE_BTH_SE);
+	pkt->psn = sroce_bth_psn(bth);
+	pkt->ackreq = sroce_bth_ackreq(bth);
+	pkt->se = sroce_bth_se(bth);
 	pkt->span = 1;
 	pkt->local = false;
 	pkt->has_vlan = false;

@@ -90,7 +90,7 @@ bool sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
 	enum sroce_counter cause = SROCE_CNT_DROP_QP_STATE;
 	struct sk_buff_head *q;
 	enum ib_qp_state state;
-	u8 class = pkt->opcode & 0xe0;
+	u8 class = sroce_op_class(pkt->opcode);
 
 	if (class != sroce_qp_class(qp))
 		goto drop;
@@ -129,13 +129,13 @@ drop:
 struct sroce_qp *sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_bth *bth = sroce_bth(skb);
-	u32 qpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
+	u32 qpn = sroce_bth_qpn(bth);
 	struct sroce_qp *qp;
 
 	if (!qpn || bth->pkey != SROCE_DEFAULT_PKEY_BE)
 		goto drop;	/* QP0, foreign partitions */
-	if (qpn == SROCE_QPN_MASK) {
-		if ((sroce_pkt(skb)->opcode & 0xe0) != SROCE_OP_UD)
+	if (qpn == SROCE_MCAST_QPN) {
+		if (sroce_op_class(sroce_pkt(skb)->opcode) != SROCE_OP_UD)
 			goto drop;
 		sroce_mcast_rcv(sdev, skb);
 		return NULL;

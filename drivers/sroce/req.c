@@ -507,7 +507,7 @@ static void sroce_req_wqe_psns(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
 	u32 len = wqe->dma.length, off = qp->req.offset, payload = 0, span = 1;
-	bool first = off == 0, last = true, ackreq, chunk = false;
+	bool first = off == 0, last = true, ackreq, se, chunk = false;
 	const struct sroce_opcode_info *info;
 	struct sroce_frags frags;
 	u8 op, pad = 0, class;
@@ -538,15 +538,11 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 
 	ackreq = sroce_req_ackreq(qp, wqe, first, last, chunk, span);
 
+	se = last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
+	     (info->flags & SROCE_F_COMP);
 	bth = (struct sroce_bth *)skb->data;
-	bth->opcode = class | op;
-	bth->flags = pad << SROCE_BTH_PAD_SHIFT;
-	if (last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
-	    (info->flags & SROCE_F_COMP))
-		bth->flags |= SROCE_BTH_SE;
-	bth->pkey = SROCE_DEFAULT_PKEY_BE;
-	bth->qpn = cpu_to_be32(qp->attr.dest_qp_num & SROCE_QPN_MASK);
-	bth->apsn = cpu_to_be32(qp->req.psn | (ackreq ? SROCE_BTH_ACKREQ : 0));
+	sroce_bth_set(bth, class | op, sroce_bth_flags(se, pad),
+		      qp->attr.dest_qp_num, qp->req.psn, ackreq);
 	p = sroce_req_ext_hdrs(wqe, info, op, off, (u8 *)(bth + 1));
 
 	if (chunk) {
@@ -634,13 +630,10 @@ static int sroce_req_ud(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	if (!skb)
 		return -ENOMEM;
 	bth = (struct sroce_bth *)skb->data;
-	bth->opcode = SROCE_OP_UD | op;
-	bth->flags = pad << SROCE_BTH_PAD_SHIFT;
-	if (wqe->wr.send_flags & IB_SEND_SOLICITED)
-		bth->flags |= SROCE_BTH_SE;
-	bth->pkey = SROCE_DEFAULT_PKEY_BE;
-	bth->qpn = cpu_to_be32(dqpn);
-	bth->apsn = cpu_to_be32(qp->req.psn);
+	sroce_bth_set(bth, SROCE_OP_UD | op,
+		      sroce_bth_flags(wqe->wr.send_flags & IB_SEND_SOLICITED,
+				      pad),
+		      dqpn, qp->req.psn, false);
 	deth = (struct sroce_deth *)(bth + 1);
 	/* A Q_Key with the high bit set means: use the QP's own. */
 	deth->qkey = cpu_to_be32(qkey & 0x80000000 ? qp->attr.qkey : qkey);

@@ -65,11 +65,8 @@ static struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 op, u32 psn,
 	if (!skb)
 		return NULL;
 	bth = (struct sroce_bth *)skb->data;
-	bth->opcode = SROCE_OP_RC | op;
-	bth->flags = pad << SROCE_BTH_PAD_SHIFT;
-	bth->pkey = SROCE_DEFAULT_PKEY_BE;
-	bth->qpn = cpu_to_be32(qp->attr.dest_qp_num & SROCE_QPN_MASK);
-	bth->apsn = cpu_to_be32(psn & SROCE_PSN_MASK);
+	sroce_bth_set(bth, SROCE_OP_RC | op, sroce_bth_flags(false, pad),
+		      qp->attr.dest_qp_num, psn, false);
 	*p = (u8 *)(bth + 1);
 	memset(*p + info->hdr_len - sizeof(*bth) + payload, 0, pad);
 	return skb;

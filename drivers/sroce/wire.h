@@ -6,7 +6,9 @@
  * RoCEv2 wire format: the IBA transport headers carried in UDP. All fields
  * are big-endian on the wire; the ICRC is stored little-endian.
  */
+#include <linux/bits.h>
 #include <linux/types.h>
+#include <asm/byteorder.h>
 
 #define SROCE_UDP_PORT		4791
 #define SROCE_ICRC_SIZE		4
@@ -16,10 +18,10 @@
 #define SROCE_GSI_QKEY		0x80010000
 
 struct sroce_bth {
-	u8	opcode;
+	u8	opcode;		/* transport(7:5) operation(4:0) */
 	u8	flags;		/* SE(7) M(6) PadCnt(5:4) TVer(3:0) */
 	__be16	pkey;
-	__be32	qpn;		/* FECN/BECN/resv in the top byte */
+	__be32	qpn;		/* FECN(31) BECN(30) resv(29:24) DestQP(23:0) */
 	__be32	apsn;		/* AckReq(31) resv(30:24) PSN(23:0) */
 } __packed;
 
@@ -28,7 +30,11 @@ struct sroce_bth {
 #define SROCE_BTH_PAD_SHIFT	4
 #define SROCE_BTH_PAD_MASK	0x30
 #define SROCE_BTH_TVER_MASK	0x0f
+#define SROCE_BTH_FECN		0x80000000	/* in the BTH's qpn word */
+#define SROCE_BTH_BECN		0x40000000
+#define SROCE_BTH_QPN_VARIANT	0xff000000	/* FECN, BECN and resv */
 #define SROCE_BTH_ACKREQ	0x80000000
+#define SROCE_MCAST_QPN		0xffffff	/* DestQP of a multicast packet */
 
 struct sroce_reth {
 	__be64	va;
@@ -86,6 +92,9 @@ struct sroce_deth {
 #define SROCE_NAK_REMOTE_OP	3
 
 /* Opcodes: high 3 bits transport, low 5 bits operation. */
+#define SROCE_OP_CLASS_MASK	0xe0
+#define SROCE_OP_OPER_MASK	0x1f
+
 enum {
 	SROCE_OP_RC		= 0x00,
 	SROCE_OP_UC		= 0x20,
@@ -125,8 +134,6 @@ enum {
  */
 #define SROCE_OP_CNP		0x81
 #define SROCE_CNP_RESV		16
-#define SROCE_BTH_FECN		0x80000000	/* in the BTH's qpn word */
-#define SROCE_BTH_BECN		0x40000000
 
 /* What an opcode (low 5 bits) carries and means. */
 enum sroce_op_flags {
@@ -172,6 +179,94 @@ struct sroce_opcode_info {
 };
 
 extern const struct sroce_opcode_info sroce_opcodes[SROCE_OP_NUM];
+
+/* The transport of an opcode: SROCE_OP_RC, SROCE_OP_UC or SROCE_OP_UD. */
+static inline u8 sroce_op_class(u8 opcode)
+{
+	return opcode & SROCE_OP_CLASS_MASK;
+}
+
+/* What the operation of @opcode carries and means, whatever its transport. */
+static inline const struct sroce_opcode_info *sroce_op_info(u8 opcode)
+{
+	return &sroce_opcodes[opcode & SROCE_OP_OPER_MASK];
+}
+
+/* The SE/M/PadCnt/TVer byte of a BTH: TVer 0, @pad (0..3) bytes of pad. */
+static inline u8 sroce_bth_flags(bool se, u8 pad)
+{
+	return (se ? SROCE_BTH_SE : 0) | pad << SROCE_BTH_PAD_SHIFT;
+}
+
+/*
+ * Build a BTH, default P_Key, no FECN or BECN: @flags from sroce_bth_flags(),
+ * to QP @qpn, with PSN @psn and AckReq set if @ackreq.
+ */
+static inline void sroce_bth_set(struct sroce_bth *bth, u8 opcode, u8 flags,
+				 u32 qpn, u32 psn, bool ackreq)
+{
+	bth->opcode = opcode;
+	bth->flags = flags;
+	bth->pkey = SROCE_DEFAULT_PKEY_BE;
+	bth->qpn = cpu_to_be32(qpn & SROCE_QPN_MASK);
+	bth->apsn = cpu_to_be32((psn & SROCE_PSN_MASK) |
+				(ackreq ? SROCE_BTH_ACKREQ : 0));
+}
+
+/* A CNP's BTH (IBA A17.9.2): BECN set, to QP @qpn, PSN 0, no AckReq. */
+static inline void sroce_bth_set_cnp(struct sroce_bth *bth, u32 qpn)
+{
+	bth->opcode = SROCE_OP_CNP;
+	bth->flags = 0;
+	bth->pkey = SROCE_DEFAULT_PKEY_BE;
+	bth->qpn = cpu_to_be32(SROCE_BTH_BECN | (qpn & SROCE_QPN_MASK));
+	bth->apsn = 0;
+}
+
+/* A CNP's SE/M/PadCnt/TVer byte: TVer 0, no pad. */
+static inline bool sroce_bth_cnp_flags_ok(const struct sroce_bth *bth)
+{
+	return !(bth->flags & (SROCE_BTH_TVER_MASK | SROCE_BTH_PAD_MASK));
+}
+
+/* The BTH as the ICRC covers it: FECN, BECN and resv set to ones. */
+static inline void sroce_bth_icrc_mask(struct sroce_bth *bth)
+{
+	bth->qpn |= cpu_to_be32(SROCE_BTH_QPN_VARIANT);
+}
+
+static inline u32 sroce_bth_qpn(const struct sroce_bth *bth)
+{
+	return be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
+}
+
+static inline u32 sroce_bth_psn(const struct sroce_bth *bth)
+{
+	return be32_to_cpu(bth->apsn) & SROCE_PSN_MASK;
+}
+
+static inline bool sroce_bth_ackreq(const struct sroce_bth *bth)
+{
+	return be32_to_cpu(bth->apsn) & SROCE_BTH_ACKREQ;
+}
+
+/* The solicited event bit. */
+static inline bool sroce_bth_se(const struct sroce_bth *bth)
+{
+	return bth->flags & SROCE_BTH_SE;
+}
+
+/* The pad count: bytes between the payload and the ICRC. */
+static inline u8 sroce_bth_pad(const struct sroce_bth *bth)
+{
+	return (bth->flags & SROCE_BTH_PAD_MASK) >> SROCE_BTH_PAD_SHIFT;
+}
+
+/* The transport header version: 0 is the only one. */
+static inline u8 sroce_bth_tver(const struct sroce_bth *bth)
+{
+	return bth->flags & SROCE_BTH_TVER_MASK;
+}
 
 static inline u32 sroce_psn_add(u32 psn, u32 n)
 {
