@@ -21,8 +21,6 @@
 #include "trace.h"
 
 #define SROCE_QPN_MIN		16	/* QPN 1 is the GSI QP; 0 and 2..15 unused */
-#define SROCE_PSN_MASK		0xffffff
-#define SROCE_QPN_MASK		0xffffff
 
 /*
  * Only the remote bits mean anything to a QP; the MR-only ones are taken
