@@ -523,7 +523,7 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 
 	if (!(wqe->mask & SROCE_F_READ))
 		return;
-	off = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;
+	off = sroce_psn_diff(psn, wqe->first_psn) * qp->mtu;
 	last = sroce_psn_add(psn, pkt->span - 1);
 	/* Full-MTU responses but the last, which brings the exact total. */
 	if (off > wqe->dma.length ||

@@ -30,7 +30,7 @@ static bool sroce_resp_room(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
 	u32 len = skb_queue_len(&qp->resp_pkts);
 	u32 acked = READ_ONCE(qp->comp.psn), next = READ_ONCE(qp->req.psn_max);
-	u32 expected = (next - acked) & SROCE_PSN_MASK;
+	u32 expected = sroce_psn_diff(next, acked);
 
 	if (len < SROCE_QP_RX_MAX)
 		return true;

@@ -239,8 +239,7 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 		if (first && wqe->state == SROCE_WQE_RESEND &&
 		    sroce_psn_cmp(psn, wqe->first_psn) > 0) {
 			/* Partly acknowledged: resume at that PSN. */
-			qp->req.offset = (psn - wqe->first_psn) &
-					 SROCE_PSN_MASK;
+			qp->req.offset = sroce_psn_diff(psn, wqe->first_psn);
 			qp->req.offset *= qp->mtu;
 		}
 		first = false;
@@ -273,8 +272,8 @@ static void sroce_req_resume(struct sroce_qp *qp)
 			break;
 		if (sroce_psn_cmp(wqe->last_psn, end) >= 0) {
 			/* Sent in part: go on after its newest packet. */
-			qp->req.offset = ((end - wqe->first_psn) &
-					  SROCE_PSN_MASK) * qp->mtu;
+			qp->req.offset = sroce_psn_diff(end, wqe->first_psn) *
+					 qp->mtu;
 			qp->req.psn = end;
 			break;
 		}
@@ -683,7 +682,7 @@ static void sroce_req_probe(struct sroce_qp *qp)
 	    sroce_psn_cmp(psn, wqe->last_psn) > 0)
 		return;
 	qp->req.psn = psn;
-	qp->req.offset = ((psn - wqe->first_psn) & SROCE_PSN_MASK) * qp->mtu;
+	qp->req.offset = sroce_psn_diff(psn, wqe->first_psn) * qp->mtu;
 	qp->req.noack = SROCE_ACKREQ_EVERY;	/* so that it asks */
 	if (sroce_req_packet(qp, wqe) > 0)
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_PROBES);

@@ -321,7 +321,7 @@ static void sroce_resp_dup_read(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_reth *reth = sroce_ext(skb, 0);
 	u64 va = be64_to_cpu(reth->va), off64;
 	u32 len = be32_to_cpu(reth->len), psn = sroce_pkt(skb)->psn;
-	u64 off = (u64)((psn - res->first_psn) & SROCE_PSN_MASK) * qp->mtu;
+	u64 off = (u64)sroce_psn_diff(psn, res->first_psn) * qp->mtu;
 
 	if (be32_to_cpu(reth->rkey) != res->rkey || va < res->va)
 		goto drop;

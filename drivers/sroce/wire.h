@@ -273,6 +273,12 @@ static inline u32 sroce_psn_add(u32 psn, u32 n)
 	return (psn + n) & SROCE_PSN_MASK;
 }
 
+/* How many PSNs @a is after @b, 0 .. SROCE_PSN_MASK (@a before @b wraps). */
+static inline u32 sroce_psn_diff(u32 a, u32 b)
+{
+	return (a - b) & SROCE_PSN_MASK;
+}
+
 /* <0, 0, >0 as a is before, at, after b, in 24-bit serial arithmetic. */
 static inline int sroce_psn_cmp(u32 a, u32 b)
 {
