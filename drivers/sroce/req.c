@@ -295,7 +295,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.psn_max = qp->attr.sq_psn;
 	qp->req.offset = 0;
 	qp->req.noack = 0;
-	qp->req.ask_psn = sroce_psn_add(qp->attr.sq_psn, SROCE_PSN_MASK);
+	qp->req.ask_psn = sroce_psn_add(qp->attr.sq_psn, -1);
 	qp->req.dense = false;
 	WRITE_ONCE(qp->req.probe_due, false);
 	qp->req.rd_atomic = 0;
@@ -668,7 +668,7 @@ static int sroce_req_ud(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
  */
 static void sroce_req_probe(struct sroce_qp *qp)
 {
-	u32 psn = sroce_psn_add(qp->req.psn_max, SROCE_PSN_MASK);
+	u32 psn = sroce_psn_add(qp->req.psn_max, -1);
 	u32 index = sroce_queue_prev(&qp->sq, qp->req.wqe_index);
 	struct sroce_send_wqe *wqe = sroce_sq_copy(qp, index);
 
