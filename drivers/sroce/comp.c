@@ -403,21 +403,21 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_aeth *aeth = sroce_ext(skb, 0);
-	u8 syn = be32_to_cpu(aeth->smsn) >> 24;
+	u8 syn = sroce_aeth_syndrome(aeth);
+	u8 value = sroce_syndrome_value(syn);	/* RNR timer, NAK code */
 	struct sroce_send_wqe *wqe;
 
 	/*
 	 * A NAK older than the oldest PSN not yet acknowledged is a
 	 * duplicate or a forgery: ignore it (IBA 9.7.5.1.1, as rxe does).
 	 */
-	if ((syn & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK &&
-	    sroce_psn_cmp(psn, qp->comp.psn) < 0)
+	if (sroce_syndrome_is_nak(syn) && sroce_psn_cmp(psn, qp->comp.psn) < 0)
 		return false;
-	if ((syn & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
+	if (sroce_syndrome_is_nak(syn))
 		trace_sroce_nak_recv(qp->ibqp.device->index, qp->ibqp.qp_num,
 				     psn, syn);
 
-	switch (syn & SROCE_AETH_TYPE_MASK) {
+	switch (sroce_syndrome_type(syn)) {
 	case SROCE_AETH_ACK:
 		/*
 		 * An ACK past a read or atomic we have no answer for: its
@@ -449,12 +449,12 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		qp->comp.rnr_wait = true;
 		if (!qp->dying)
 			hrtimer_start(&qp->comp.rnr_timer,
-				      sroce_us(sroce_rnr_usecs[syn & 0x1f]),
+				      sroce_us(sroce_rnr_usecs[value]),
 				      HRTIMER_MODE_REL_SOFT);
 		break;
 	case SROCE_AETH_NAK:
-		sroce_count(sdev, sroce_nak_counter(syn & 0x1f, false));
-		if ((syn & 0x1f) == SROCE_NAK_PSN_SEQ) {
+		sroce_count(sdev, sroce_nak_counter(value, false));
+		if (value == SROCE_NAK_PSN_SEQ) {
 			/*
 			 * The requests before @psn arrived; a read among them
 			 * whose responses did not is asked again from its gap.
@@ -470,7 +470,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		    sroce_psn_cmp(psn, wqe->first_psn) >= 0 &&
 		    sroce_psn_cmp(psn, wqe->last_psn) <= 0)
 			sroce_send_wqe_complete(qp, wqe,
-						sroce_nak_status(syn & 0x1f));
+						sroce_nak_status(value));
 		return false;
 	default:
 		return false;
@@ -606,8 +606,7 @@ static bool sroce_comp_is_nak(struct sroce_pkt *pkt, struct sk_buff *skb)
 
 	if (!(pkt->flags & SROCE_F_AETH))
 		return false;
-	return ((be32_to_cpu(aeth->smsn) >> 24) & SROCE_AETH_TYPE_MASK) !=
-	       SROCE_AETH_ACK;
+	return sroce_syndrome_is_nak(sroce_aeth_syndrome(aeth));
 }
 
 /* The next response: a held one whose turn has come, then the queue's. */

@@ -72,12 +72,6 @@ static struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 op, u32 psn,
 	return skb;
 }
 
-static __be32 sroce_aeth(struct sroce_qp *qp, u8 syndrome)
-{
-	return cpu_to_be32((u32)syndrome << 24 |
-			   (qp->resp.msn & SROCE_PSN_MASK));
-}
-
 int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
 	struct sk_buff *skb;
@@ -86,11 +80,12 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 	skb = sroce_resp_skb(qp, SROCE_OP_ACK, psn, 0, &p);
 	if (!skb)
 		return -ENOMEM;
-	((struct sroce_aeth *)p)->smsn = sroce_aeth(qp, syndrome);
-	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_NAK)
+	sroce_aeth_set((struct sroce_aeth *)p, syndrome, qp->resp.msn);
+	if (sroce_syndrome_type(syndrome) == SROCE_AETH_NAK)
 		sroce_count(to_sdev(qp->ibqp.device),
-			    sroce_nak_counter(syndrome & 0x1f, true));
-	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
+			    sroce_nak_counter(sroce_syndrome_value(syndrome),
+					      true));
+	if (sroce_syndrome_is_nak(syndrome))
 		trace_sroce_nak_send(qp->ibqp.device->index,
 				     qp->ibqp.qp_num, psn, syndrome);
 	return sroce_xmit(qp, &qp->av, qp->src_port, skb);
@@ -104,7 +99,8 @@ static void sroce_send_atomic_ack(struct sroce_qp *qp, struct sroce_res *res)
 	skb = sroce_resp_skb(qp, SROCE_OP_ATOMIC_ACK, res->first_psn, 0, &p);
 	if (!skb)
 		return;
-	((struct sroce_aeth *)p)->smsn = sroce_aeth(qp, SROCE_AETH_ACK_NOCREDIT);
+	sroce_aeth_set((struct sroce_aeth *)p, SROCE_AETH_ACK_NOCREDIT,
+		       qp->resp.msn);
 	((struct sroce_atmack *)(p + sizeof(struct sroce_aeth)))->orig =
 		cpu_to_be64(res->orig);
 	sroce_xmit(qp, &qp->av, qp->src_port, skb);
@@ -202,8 +198,8 @@ static bool sroce_send_read_pkt(struct sroce_qp *qp)
 		return false;
 	}
 	if (sroce_opcodes[op].flags & SROCE_F_AETH) {
-		((struct sroce_aeth *)p)->smsn =
-			sroce_aeth(qp, SROCE_AETH_ACK_NOCREDIT);
+		sroce_aeth_set((struct sroce_aeth *)p, SROCE_AETH_ACK_NOCREDIT,
+			       qp->resp.msn);
 		p += sizeof(struct sroce_aeth);
 	}
 	if (chunk) {
@@ -247,7 +243,8 @@ static bool sroce_send_read_pkt(struct sroce_qp *qp)
 
 access_err:
 	sroce_read_stop(qp);
-	sroce_send_ack(qp, SROCE_AETH_NAK | SROCE_NAK_REMOTE_ACCESS, psn);
+	sroce_send_ack(qp, sroce_syndrome(SROCE_AETH_NAK,
+					  SROCE_NAK_REMOTE_ACCESS), psn);
 	sroce_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 	return true;
 }
@@ -932,7 +929,7 @@ static void sroce_resp_fail(struct sroce_qp *qp, u32 psn,
 					     SROCE_NAK_REMOTE_OP;
 
 	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		sroce_send_ack(qp, SROCE_AETH_NAK | code, psn);
+		sroce_send_ack(qp, sroce_syndrome(SROCE_AETH_NAK, code), psn);
 		if (qp->resp.has_wqe)
 			sroce_resp_complete(qp, NULL,
 					    err == SROCE_RESP_ACCESS ?
@@ -1053,7 +1050,8 @@ static void sroce_resp_gap(struct sroce_qp *qp)
 	qp->resp.nak_sent = true;
 	sroce_hold_lost(&qp->req_held, qp->resp.psn);
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_OUT_OF_SEQ_REQ);
-	sroce_send_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ, qp->resp.psn);
+	sroce_send_ack(qp, sroce_syndrome(SROCE_AETH_NAK, SROCE_NAK_PSN_SEQ),
+		       qp->resp.psn);
 }
 
 /* Take one request; true if @skb was kept (held, hold.c), else done with. */
@@ -1117,8 +1115,9 @@ static bool sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 	case SROCE_RESP_RNR:
 		if (qp->ibqp.qp_type == IB_QPT_RC) {
 			sroce_count(sdev, SROCE_CNT_SND_RNR);
-			sroce_send_ack(qp, SROCE_AETH_RNR_NAK |
-				       (qp->attr.min_rnr_timer & 0x1f),
+			sroce_send_ack(qp,
+				       sroce_syndrome(SROCE_AETH_RNR_NAK,
+						      qp->attr.min_rnr_timer),
 				       pkt->psn);
 			/*
 			 * The requester sends this request again after its

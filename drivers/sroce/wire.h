@@ -46,6 +46,9 @@ struct sroce_aeth {
 	__be32	smsn;		/* syndrome(31:24) MSN(23:0) */
 } __packed;
 
+#define SROCE_AETH_SYN_SHIFT	24
+#define SROCE_AETH_MSN_MASK	0xffffff
+
 struct sroce_atmeth {
 	__be64	va;
 	__be32	rkey;
@@ -80,8 +83,12 @@ struct sroce_deth {
 	__be32	sqp;		/* resv(31:24) source QP(23:0) */
 } __packed;
 
-/* AETH syndromes */
+/*
+ * AETH syndromes: the type in bits 7:5, and a value in bits 4:0, which is
+ * an ACK's credit count, an RNR NAK's timer or a NAK's code.
+ */
 #define SROCE_AETH_TYPE_MASK	0xe0
+#define SROCE_AETH_VALUE_MASK	0x1f
 #define SROCE_AETH_ACK		0x00
 #define SROCE_AETH_RNR_NAK	0x20
 #define SROCE_AETH_NAK		0x60
@@ -90,6 +97,47 @@ struct sroce_deth {
 #define SROCE_NAK_INVALID_REQ	1
 #define SROCE_NAK_REMOTE_ACCESS	2
 #define SROCE_NAK_REMOTE_OP	3
+
+/* An AETH: @syndrome, and the responder's MSN @msn. */
+static inline __be32 sroce_aeth_pack(u8 syndrome, u32 msn)
+{
+	return cpu_to_be32((u32)syndrome << SROCE_AETH_SYN_SHIFT |
+			   (msn & SROCE_AETH_MSN_MASK));
+}
+
+static inline void sroce_aeth_set(struct sroce_aeth *aeth, u8 syndrome,
+				  u32 msn)
+{
+	aeth->smsn = sroce_aeth_pack(syndrome, msn);
+}
+
+static inline u8 sroce_aeth_syndrome(const struct sroce_aeth *aeth)
+{
+	return be32_to_cpu(aeth->smsn) >> SROCE_AETH_SYN_SHIFT;
+}
+
+/* A syndrome of @type (SROCE_AETH_ACK, _RNR_NAK or _NAK) and @value. */
+static inline u8 sroce_syndrome(u8 type, u8 value)
+{
+	return type | (value & SROCE_AETH_VALUE_MASK);
+}
+
+static inline u8 sroce_syndrome_type(u8 syndrome)
+{
+	return syndrome & SROCE_AETH_TYPE_MASK;
+}
+
+/* The credit count, RNR timer or NAK code, as the type says. */
+static inline u8 sroce_syndrome_value(u8 syndrome)
+{
+	return syndrome & SROCE_AETH_VALUE_MASK;
+}
+
+/* An RNR NAK or a NAK: anything but an ACK. */
+static inline bool sroce_syndrome_is_nak(u8 syndrome)
+{
+	return sroce_syndrome_type(syndrome) != SROCE_AETH_ACK;
+}
 
 /* Opcodes: high 3 bits transport, low 5 bits operation. */
 #define SROCE_OP_CLASS_MASK	0xe0
