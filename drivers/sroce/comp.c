@@ -483,7 +483,7 @@ static void sroce_comp_atomic(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 			      struct sk_buff *skb, u32 psn)
 {
 	struct sroce_atmack *ack = sroce_ext(skb, sizeof(struct sroce_aeth));
-	u64 orig = be64_to_cpu(ack->orig);
+	u64 orig = sroce_atmack_orig(ack);
 	int err;
 
 	if (!(wqe->mask & SROCE_F_ATOMIC))

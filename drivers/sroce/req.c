@@ -390,43 +390,36 @@ static u8 *sroce_req_ext_hdrs(const struct sroce_send_wqe *wqe,
 	bool flush = info->flags & SROCE_F_FLUSH;
 
 	if (flush) {
-		struct sroce_feth *feth = (struct sroce_feth *)p;
-
-		feth->bits = cpu_to_be32(wqe->wr.wr.flush.type |
-					 wqe->wr.wr.flush.level <<
-						SROCE_FETH_SEL_SHIFT);
-		p += sizeof(*feth);
+		sroce_feth_set((struct sroce_feth *)p, wqe->wr.wr.flush.type,
+			       wqe->wr.wr.flush.level);
+		p += sizeof(struct sroce_feth);
 	}
 	if (info->flags & SROCE_F_RETH) {
-		struct sroce_reth *reth = (struct sroce_reth *)p;
-
-		reth->va = cpu_to_be64(wqe->iova + off);
-		reth->rkey = cpu_to_be32(flush ? wqe->wr.wr.flush.rkey :
-					 wqe->wr.wr.rdma.rkey);
-		reth->len = cpu_to_be32(wqe->dma.length - off);
-		p += sizeof(*reth);
+		sroce_reth_set((struct sroce_reth *)p, wqe->iova + off,
+			       flush ? wqe->wr.wr.flush.rkey :
+				       wqe->wr.wr.rdma.rkey,
+			       wqe->dma.length - off);
+		p += sizeof(struct sroce_reth);
 	}
 	if (info->flags & SROCE_F_ATMETH) {
-		struct sroce_atmeth *a = (struct sroce_atmeth *)p;
+		bool cas = op == SROCE_OP_CMP_SWAP;
 
-		a->va = cpu_to_be64(wqe->wr.wr.atomic.remote_addr);
-		a->rkey = cpu_to_be32(wqe->wr.wr.atomic.rkey);
-		if (op == SROCE_OP_CMP_SWAP) {
-			a->swap_add = cpu_to_be64(wqe->wr.wr.atomic.swap);
-			a->compare = cpu_to_be64(wqe->wr.wr.atomic.compare_add);
-		} else {
-			a->swap_add = cpu_to_be64(wqe->wr.wr.atomic.compare_add);
-			a->compare = 0;
-		}
-		p += sizeof(*a);
+		sroce_atmeth_set((struct sroce_atmeth *)p,
+				 wqe->wr.wr.atomic.remote_addr,
+				 wqe->wr.wr.atomic.rkey,
+				 cas ? wqe->wr.wr.atomic.swap :
+				       wqe->wr.wr.atomic.compare_add,
+				 cas ? wqe->wr.wr.atomic.compare_add : 0);
+		p += sizeof(struct sroce_atmeth);
 	}
 	if (info->flags & SROCE_F_IMM) {
-		memcpy(p, &wqe->wr.ex.imm_data, 4);
-		p += 4;
+		sroce_immdt_set((struct sroce_immdt *)p, wqe->wr.ex.imm_data);
+		p += sizeof(struct sroce_immdt);
 	}
 	if (info->flags & SROCE_F_IETH) {
-		*(__be32 *)p = cpu_to_be32(wqe->wr.ex.invalidate_rkey);
-		p += 4;
+		sroce_ieth_set((struct sroce_ieth *)p,
+			       wqe->wr.ex.invalidate_rkey);
+		p += sizeof(struct sroce_ieth);
 	}
 	return p;
 }
@@ -635,12 +628,12 @@ static int sroce_req_ud(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		      dqpn, qp->req.psn, false);
 	deth = (struct sroce_deth *)(bth + 1);
 	/* A Q_Key with the high bit set means: use the QP's own. */
-	deth->qkey = cpu_to_be32(qkey & 0x80000000 ? qp->attr.qkey : qkey);
-	deth->sqp = cpu_to_be32(qp->ibqp.qp_num);
+	sroce_deth_set(deth, qkey & 0x80000000 ? qp->attr.qkey : qkey,
+		       qp->ibqp.qp_num);
 	p = (u8 *)(deth + 1);
 	if (imm) {
-		memcpy(p, &wqe->wr.ex.imm_data, 4);
-		p += 4;
+		sroce_immdt_set((struct sroce_immdt *)p, wqe->wr.ex.imm_data);
+		p += sizeof(struct sroce_immdt);
 	}
 	err = !len || wqe->wr.send_flags & IB_SEND_INLINE ? 0 :
 	      sroce_sge_copy(qp, wqe->dma.sge, wqe->dma.num_sge, 0, p, len,

@@ -101,8 +101,8 @@ static void sroce_send_atomic_ack(struct sroce_qp *qp, struct sroce_res *res)
 		return;
 	sroce_aeth_set((struct sroce_aeth *)p, SROCE_AETH_ACK_NOCREDIT,
 		       qp->resp.msn);
-	((struct sroce_atmack *)(p + sizeof(struct sroce_aeth)))->orig =
-		cpu_to_be64(res->orig);
+	sroce_atmack_set((struct sroce_atmack *)(p + sizeof(struct sroce_aeth)),
+			 res->orig);
 	sroce_xmit(qp, &qp->av, qp->src_port, skb);
 }
 
@@ -316,11 +316,11 @@ static void sroce_resp_dup_read(struct sroce_qp *qp, struct sk_buff *skb,
 				struct sroce_res *res)
 {
 	struct sroce_reth *reth = sroce_ext(skb, 0);
-	u64 va = be64_to_cpu(reth->va), off64;
-	u32 len = be32_to_cpu(reth->len), psn = sroce_pkt(skb)->psn;
+	u64 va = sroce_reth_va(reth), off64;
+	u32 len = sroce_reth_len(reth), psn = sroce_pkt(skb)->psn;
 	u64 off = (u64)sroce_psn_diff(psn, res->first_psn) * qp->mtu;
 
-	if (be32_to_cpu(reth->rkey) != res->rkey || va < res->va)
+	if (sroce_reth_rkey(reth) != res->rkey || va < res->va)
 		goto drop;
 	off64 = va - res->va;
 	if (off64 != off || off64 > res->length || len > res->length - off64)
@@ -488,12 +488,12 @@ static void sroce_resp_complete(struct sroce_qp *qp, struct sk_buff *skb,
 			u32 off = pkt->flags & SROCE_F_RETH ?
 				  sizeof(struct sroce_reth) : 0;
 
-			memcpy(&wc.ex.imm_data, sroce_ext(skb, off), 4);
+			wc.ex.imm_data = sroce_immdt_data(sroce_ext(skb, off));
 			wc.wc_flags |= IB_WC_WITH_IMM;
 		}
 		if (pkt->flags & SROCE_F_IETH) {
 			wc.ex.invalidate_rkey =
-				be32_to_cpu(*(__be32 *)sroce_ext(skb, 0));
+				sroce_ieth_rkey(sroce_ext(skb, 0));
 			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 		}
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RDMA_RECVS);
@@ -552,15 +552,15 @@ static enum sroce_resp_err sroce_resp_read(struct sroce_qp *qp,
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	struct sroce_reth *reth = sroce_ext(skb, 0);
-	u32 len = be32_to_cpu(reth->len), span;
+	u32 len = sroce_reth_len(reth), span;
 	struct sroce_res *res;
 	struct sroce_mr *mr;
 
 	if (len > SROCE_MAX_MSG_SZ)
 		return SROCE_RESP_INV_REQ;
 	if (len) {
-		mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey),
-				    be64_to_cpu(reth->va), len,
+		mr = sroce_rkey_get(qp, sroce_reth_rkey(reth),
+				    sroce_reth_va(reth), len,
 				    IB_ACCESS_REMOTE_READ);
 		if (!mr)
 			return SROCE_RESP_ACCESS;
@@ -570,8 +570,8 @@ static enum sroce_resp_err sroce_resp_read(struct sroce_qp *qp,
 	res = sroce_res_new(qp);
 	res->first_psn = pkt->psn;
 	res->last_psn = sroce_psn_add(pkt->psn, span - 1);
-	res->va = be64_to_cpu(reth->va);
-	res->rkey = be32_to_cpu(reth->rkey);
+	res->va = sroce_reth_va(reth);
+	res->rkey = sroce_reth_rkey(reth);
 	res->length = len;
 	qp->resp.msn++;
 	qp->resp.psn = sroce_psn_add(pkt->psn, span);
@@ -584,9 +584,9 @@ static u64 sroce_atomic_result(const struct sroce_pkt *pkt,
 			       const struct sroce_atmeth *a, u64 old)
 {
 	if (pkt->opcode == (SROCE_OP_RC | SROCE_OP_CMP_SWAP))
-		return old == be64_to_cpu(a->compare) ?
-		       be64_to_cpu(a->swap_add) : old;
-	return old + be64_to_cpu(a->swap_add);
+		return old == sroce_atmeth_compare(a) ?
+		       sroce_atmeth_swap_add(a) : old;
+	return old + sroce_atmeth_swap_add(a);
 }
 
 /*
@@ -598,7 +598,7 @@ static enum sroce_resp_err sroce_resp_atomic(struct sroce_qp *qp,
 {
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	struct sroce_atmeth *a = sroce_ext(skb, 0);
-	u64 va = be64_to_cpu(a->va), val;
+	u64 va = sroce_atmeth_va(a), val;
 	struct sroce_res *res;
 	struct sroce_mr *mr;
 	unsigned long flags;
@@ -606,7 +606,7 @@ static enum sroce_resp_err sroce_resp_atomic(struct sroce_qp *qp,
 
 	if (va & 7)
 		return SROCE_RESP_INV_REQ;
-	mr = sroce_rkey_get(qp, be32_to_cpu(a->rkey), va, 8,
+	mr = sroce_rkey_get(qp, sroce_atmeth_rkey(a), va, 8,
 			    IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		return SROCE_RESP_ACCESS;
@@ -656,9 +656,9 @@ static enum sroce_resp_err sroce_resp_write(struct sroce_qp *qp,
 	if (pkt->flags & SROCE_F_RETH) {
 		struct sroce_reth *reth = sroce_ext(skb, 0);
 
-		qp->resp.va = be64_to_cpu(reth->va);
-		qp->resp.rkey = be32_to_cpu(reth->rkey);
-		qp->resp.resid = be32_to_cpu(reth->len);
+		qp->resp.va = sroce_reth_va(reth);
+		qp->resp.rkey = sroce_reth_rkey(reth);
+		qp->resp.resid = sroce_reth_len(reth);
 		qp->resp.write_len = qp->resp.resid;
 		if (qp->resp.resid > SROCE_MAX_MSG_SZ)
 			return SROCE_RESP_INV_REQ;
@@ -725,14 +725,14 @@ static enum sroce_resp_err sroce_resp_atomic_write(struct sroce_qp *qp,
 						   struct sk_buff *skb)
 {
 	struct sroce_reth *reth = sroce_ext(skb, 0);
-	u64 va = be64_to_cpu(reth->va), val;
+	u64 va = sroce_reth_va(reth), val;
 	struct sroce_mr *mr;
 	int err;
 
-	if (be32_to_cpu(reth->len) != 8 || sroce_pkt(skb)->paylen != 8 ||
+	if (sroce_reth_len(reth) != 8 || sroce_pkt(skb)->paylen != 8 ||
 	    (va & 7))
 		return SROCE_RESP_INV_REQ;
-	mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey), va, 8,
+	mr = sroce_rkey_get(qp, sroce_reth_rkey(reth), va, 8,
 			    IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return SROCE_RESP_ACCESS;
@@ -779,11 +779,11 @@ static int sroce_flush_access(u32 plt)
 static enum sroce_resp_err sroce_resp_flush(struct sroce_qp *qp,
 					    struct sk_buff *skb)
 {
-	u32 feth = be32_to_cpu(((struct sroce_feth *)sroce_ext(skb, 0))->bits);
+	struct sroce_feth *feth = sroce_ext(skb, 0);
 	struct sroce_reth *reth = sroce_ext(skb, sizeof(struct sroce_feth));
-	u32 sel = (feth & SROCE_FETH_SEL_MASK) >> SROCE_FETH_SEL_SHIFT;
-	int access = sroce_flush_access(feth & SROCE_FETH_PLT_MASK);
-	u32 rkey = be32_to_cpu(reth->rkey), len = be32_to_cpu(reth->len);
+	u32 sel = sroce_feth_selectivity(feth);
+	int access = sroce_flush_access(sroce_feth_placement(feth));
+	u32 rkey = sroce_reth_rkey(reth), len = sroce_reth_len(reth);
 	struct sroce_mr *mr;
 
 	if (!access || sel > SROCE_FLUSH_MR || len > SROCE_MAX_MSG_SZ)
@@ -792,7 +792,7 @@ static enum sroce_resp_err sroce_resp_flush(struct sroce_qp *qp,
 		if (!sroce_rkey_allows(qp, rkey, access))
 			return SROCE_RESP_ACCESS;
 	} else {
-		mr = sroce_rkey_get(qp, rkey, be64_to_cpu(reth->va), len,
+		mr = sroce_rkey_get(qp, rkey, sroce_reth_va(reth), len,
 				    access);
 		if (!mr)
 			return SROCE_RESP_ACCESS;
@@ -869,7 +869,7 @@ static enum sroce_resp_err sroce_resp_finish(struct sroce_qp *qp,
 	if (pkt->flags & SROCE_F_LAST) {
 		qp->resp.msn++;
 		if ((pkt->flags & SROCE_F_IETH) &&
-		    sroce_invalidate(qp, be32_to_cpu(*(__be32 *)sroce_ext(skb, 0)),
+		    sroce_invalidate(qp, sroce_ieth_rkey(sroce_ext(skb, 0)),
 				     true)) {
 			sroce_resp_complete(qp, NULL, IB_WC_REM_INV_REQ_ERR);
 			return SROCE_RESP_INV_REQ;
@@ -982,7 +982,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
 	};
 
-	if (be32_to_cpu(deth->qkey) != qp->attr.qkey) {
+	if (sroce_deth_qkey(deth) != qp->attr.qkey) {
 		sroce_count_drop(sdev, SROCE_CNT_DROP_QKEY);
 		return;
 	}
@@ -1026,10 +1026,12 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb)
 		wc.status = IB_WC_LOC_PROT_ERR;
 	} else {
 		wc.byte_len = sizeof(grh) + pkt->paylen;
-		wc.src_qp = be32_to_cpu(deth->sqp) & SROCE_QPN_MASK;
+		wc.src_qp = sroce_deth_sqp(deth);
 		if (pkt->flags & SROCE_F_IMM) {
-			memcpy(&wc.ex.imm_data,
-			       sroce_ext(skb, sizeof(struct sroce_deth)), 4);
+			struct sroce_immdt *immdt =
+				sroce_ext(skb, sizeof(struct sroce_deth));
+
+			wc.ex.imm_data = sroce_immdt_data(immdt);
 			wc.wc_flags |= IB_WC_WITH_IMM;
 		}
 		sroce_count(sdev, SROCE_CNT_RDMA_RECVS);

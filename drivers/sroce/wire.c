@@ -10,8 +10,8 @@
 #define BTH	sizeof(struct sroce_bth)
 #define RETH	sizeof(struct sroce_reth)
 #define AETH	sizeof(struct sroce_aeth)
-#define IMM	4
-#define IETH	4
+#define IMM	sizeof(struct sroce_immdt)
+#define IETH	sizeof(struct sroce_ieth)
 #define FETH	sizeof(struct sroce_feth)
 
 #define REQ_SEND	(SROCE_F_REQ | SROCE_F_SEND | SROCE_F_PAYLOAD | SROCE_F_UC_OK)

@@ -42,6 +42,29 @@ struct sroce_reth {
 	__be32	len;
 } __packed;
 
+static inline void sroce_reth_set(struct sroce_reth *reth, u64 va, u32 rkey,
+				  u32 len)
+{
+	reth->va = cpu_to_be64(va);
+	reth->rkey = cpu_to_be32(rkey);
+	reth->len = cpu_to_be32(len);
+}
+
+static inline u64 sroce_reth_va(const struct sroce_reth *reth)
+{
+	return be64_to_cpu(reth->va);
+}
+
+static inline u32 sroce_reth_rkey(const struct sroce_reth *reth)
+{
+	return be32_to_cpu(reth->rkey);
+}
+
+static inline u32 sroce_reth_len(const struct sroce_reth *reth)
+{
+	return be32_to_cpu(reth->len);
+}
+
 struct sroce_aeth {
 	__be32	smsn;		/* syndrome(31:24) MSN(23:0) */
 } __packed;
@@ -56,9 +79,80 @@ struct sroce_atmeth {
 	__be64	compare;
 } __packed;
 
+static inline void sroce_atmeth_set(struct sroce_atmeth *atmeth, u64 va,
+				    u32 rkey, u64 swap_add, u64 compare)
+{
+	atmeth->va = cpu_to_be64(va);
+	atmeth->rkey = cpu_to_be32(rkey);
+	atmeth->swap_add = cpu_to_be64(swap_add);
+	atmeth->compare = cpu_to_be64(compare);
+}
+
+static inline u64 sroce_atmeth_va(const struct sroce_atmeth *atmeth)
+{
+	return be64_to_cpu(atmeth->va);
+}
+
+static inline u32 sroce_atmeth_rkey(const struct sroce_atmeth *atmeth)
+{
+	return be32_to_cpu(atmeth->rkey);
+}
+
+/* A compare-and-swap's swap value, a fetch-and-add's addend. */
+static inline u64 sroce_atmeth_swap_add(const struct sroce_atmeth *atmeth)
+{
+	return be64_to_cpu(atmeth->swap_add);
+}
+
+static inline u64 sroce_atmeth_compare(const struct sroce_atmeth *atmeth)
+{
+	return be64_to_cpu(atmeth->compare);
+}
+
+/* AtomicAckETH: the value the target held before the atomic. */
 struct sroce_atmack {
 	__be64	orig;
 } __packed;
+
+static inline void sroce_atmack_set(struct sroce_atmack *atmack, u64 orig)
+{
+	atmack->orig = cpu_to_be64(orig);
+}
+
+static inline u64 sroce_atmack_orig(const struct sroce_atmack *atmack)
+{
+	return be64_to_cpu(atmack->orig);
+}
+
+/* Immediate data: opaque, in network order as verbs pass it. */
+struct sroce_immdt {
+	__be32	imm;
+} __packed;
+
+static inline void sroce_immdt_set(struct sroce_immdt *immdt, __be32 imm)
+{
+	immdt->imm = imm;
+}
+
+static inline __be32 sroce_immdt_data(const struct sroce_immdt *immdt)
+{
+	return immdt->imm;
+}
+
+/* IETH: the R_Key a SEND with invalidate invalidates. */
+struct sroce_ieth {
+	__be32	rkey;
+} __packed;
+
+static inline void sroce_ieth_set(struct sroce_ieth *ieth, u32 rkey)
+{
+	ieth->rkey = cpu_to_be32(rkey);
+}
+
+static inline u32 sroce_ieth_rkey(const struct sroce_ieth *ieth)
+{
+	return be32_to_cpu(ieth->rkey);
+}
 
 /*
  * FLUSH extension header (IBA 1.5, A19.4): the placement type in bits
@@ -78,10 +172,46 @@ struct sroce_feth {
 #define SROCE_FLUSH_RANGE	0	/* selectivity: the RETH's range */
 #define SROCE_FLUSH_MR		1	/* selectivity: the whole region */
 
+static inline void sroce_feth_set(struct sroce_feth *feth, u8 placement,
+				  u8 selectivity)
+{
+	feth->bits = cpu_to_be32(placement |
+				 selectivity << SROCE_FETH_SEL_SHIFT);
+}
+
+static inline u32 sroce_feth_placement(const struct sroce_feth *feth)
+{
+	return be32_to_cpu(feth->bits) & SROCE_FETH_PLT_MASK;
+}
+
+static inline u32 sroce_feth_selectivity(const struct sroce_feth *feth)
+{
+	return (be32_to_cpu(feth->bits) & SROCE_FETH_SEL_MASK) >>
+	       SROCE_FETH_SEL_SHIFT;
+}
+
 struct sroce_deth {
 	__be32	qkey;
 	__be32	sqp;		/* resv(31:24) source QP(23:0) */
 } __packed;
+
+/* A DETH of Q_Key @qkey from QP @sqp. */
+static inline void sroce_deth_set(struct sroce_deth *deth, u32 qkey, u32 sqp)
+{
+	deth->qkey = cpu_to_be32(qkey);
+	deth->sqp = cpu_to_be32(sqp);
+}
+
+static inline u32 sroce_deth_qkey(const struct sroce_deth *deth)
+{
+	return be32_to_cpu(deth->qkey);
+}
+
+/* The QP the datagram comes from. */
+static inline u32 sroce_deth_sqp(const struct sroce_deth *deth)
+{
+	return be32_to_cpu(deth->sqp) & SROCE_QPN_MASK;
+}
 
 /*
  * AETH syndromes: the type in bits 7:5, and a value in bits 4:0, which is

@@ -13,6 +13,8 @@
 #define be32_to_cpu(x)	be32toh(x)
 #define cpu_to_be16(x)	htobe16(x)
 #define cpu_to_be32(x)	htobe32(x)
+#define be64_to_cpu(x)	be64toh(x)
+#define cpu_to_be64(x)	htobe64(x)
 #define cpu_to_le32(x)	htole32(x)
 
 #endif
