@@ -123,7 +123,7 @@ check2:
 		$(if $(filter-out *,$(T)),--tests '$(T)')
 
 check-cluster:
-	selftests/deps.sh
+	selftests/deps.sh cluster
 	selftests/check.sh --cluster --kernels "$(or $(KVER),6.1)" \
 		$(if $(NODES),--nodes $(NODES)) $(if $(DRIVERS),--drivers "$(DRIVERS)") \
 		$(if $(MTU),--mtu $(MTU)) $(if $(filter-out *,$(T)),--tests '$(T)')

@@ -467,6 +467,11 @@ cluster_tests() {
 	for p in "$progs_dir"/*; do
 		[ -x "$p" ] && extra+=(--extra-bin "$p")
 	done
+	# the MPI job (tests-cluster/mpi.sh), built against the host's Open MPI
+	mkdir -p "$build/mpi"
+	mpicc -Wall -Wextra -Werror -O2 -o "$build/mpi/mpi_check" selftests/mpi/mpi_check.c \
+		>"$log" 2>&1 || { cat "$log"; failed=$((failed + 1)); return 1; }
+	extra+=(--extra-bin "$build/mpi/mpi_check" --mpi)
 	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
 		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
 		--tests-cluster "$top/selftests/tests-cluster" \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install every Debian package that building sroce and running its tests
-# needs. Idempotent and quick when everything is there already: it only calls
+# needs ("deps.sh cluster": and the cluster's, Open MPI and UCX). Idempotent and quick when everything is there already: it only calls
 # apt when a package is missing. Needs root on Debian bookworm.
 set -euo pipefail
 
@@ -39,6 +39,10 @@ PKGS=(
 	# make bench's chart
 	gnuplot-nox
 )
+
+# make check-cluster (deps.sh cluster): Open MPI over UCX in the VMs
+# (selftests/mpi/, mkinitramfs.sh --mpi)
+[[ ${1:-} != cluster ]] || PKGS+=(openmpi-bin libopenmpi-dev ucx-utils)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -8,7 +8,7 @@
 # Usage: mkinitramfs.sh --kver KVER [--modroot DIR] --ko PATH/sroce.ko [--ko more.ko]
 #                       [--tests DIR] [--tests2 DIR] [--tests-cluster DIR]
 #                       --out FILE.cpio.gz [--extra-bin PATH]...
-#                       [--deb-ko PATH] [--ulp-tools DIR]
+#                       [--deb-ko PATH] [--ulp-tools DIR] [--mpi]
 #
 # --tests2 adds the two-host tests (selftests/tests-2host) as /tests/2host,
 # for selftests/vm2.sh; the one-VM image leaves them out, where they could
@@ -16,7 +16,9 @@
 # as /tests/cluster, for selftests/vmn.sh. --deb-ko adds the module the Debian package built (deb-test.sh)
 # as /lib/sroce-deb/sroce.ko, for tests/device/deb_module.sh. --ulp-tools
 # adds the NFS server and client, the iSCSI initiator and targetcli from the
-# tree ulp-tools.sh unpacked.
+# tree ulp-tools.sh unpacked. --mpi adds Debian's Open MPI and UCX as the
+# host has them installed (deps.sh cluster): mpirun, orted, their plugins
+# (Open MPI's MCA components, PMIx's, UCX's transports) and what they link.
 set -euo pipefail
 trap 'echo "mkinitramfs: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
@@ -39,6 +41,7 @@ KOS=()
 EXTRA_BINS=()
 DEB_KO=""
 ULP_TOOLS=""
+MPI=0
 
 while (($#)); do
 	case $1 in
@@ -52,6 +55,7 @@ while (($#)); do
 	--extra-bin) EXTRA_BINS+=("${2:?}"); shift 2 ;;
 	--deb-ko) DEB_KO=${2:?}; shift 2 ;;
 	--ulp-tools) ULP_TOOLS=${2:?}; shift 2 ;;
+	--mpi) MPI=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "mkinitramfs: unknown argument: $1" >&2; usage ;;
 	esac
@@ -334,6 +338,29 @@ ship_ulp() {
 	echo 'statd:x:103:65534::/var/lib/nfs:/usr/sbin/nologin' >>"$ST/etc/passwd"
 }
 [[ -n $ULP_TOOLS ]] && ship_ulp "$ULP_TOOLS"
+
+# ship_mpi: Open MPI's launcher, daemon and plugins, PMIx's and UCX's
+# plugins (dlopen()ed: copied as directories, with what each links), and
+# their configuration and help texts
+ship_mpi() {
+	local lib=/usr/lib/x86_64-linux-gnu d f
+	command -v orterun >/dev/null || die "Open MPI is not installed (deps.sh cluster)"
+	for f in orterun orted ompi_info ucx_info ucx_perftest; do
+		ship "/usr/bin/$f"
+	done
+	ln -s orterun "$ST/usr/bin/mpirun"
+	for d in "$lib/openmpi" "$lib/pmix2" "$lib/ucx" "$lib/hwloc" /usr/share/openmpi \
+		/usr/share/pmix /etc/openmpi /usr/share/ucx; do
+		[[ -d $d ]] || continue
+		mkdir -p "$ST$(dirname "$d")"
+		cp -a "$d" "$ST$d"
+	done
+	while read -r f; do
+		copy_libs "$f"
+	done < <(find "$lib/openmpi" "$lib/pmix2" "$lib/ucx" "$lib/hwloc" -name '*.so*' -type f \
+		2>/dev/null)
+}
+((MPI)) && ship_mpi
 
 # our own test programs
 for b in "${EXTRA_BINS[@]}"; do
