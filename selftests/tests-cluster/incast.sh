@@ -4,8 +4,10 @@
 # Incast: every other node writes to node 1 at once (ib_write_bw, 64 KiB,
 # for INCAST_SECS seconds each), through a bottleneck at node 1's ingress
 # as a switch port would have: an IFB with tbf at INCAST_MBIT Mbit/s and
-# under it one FIFO (fq_codel with a single flow queue) of 100 packets
-# that marks ECN-capable packets CE once they have waited 1 ms. sroce
+# under it one FIFO (fq_codel with a single flow queue) of INCAST_LIMIT
+# packets that marks ECN-capable packets CE once they have waited
+# INCAST_CE_MS (10: at 1 ms, a RoCE switch's order, every sender sat at
+# its floor rate, the emulated hosts' packets coming in bursts). sroce
 # nodes run it twice, without congestion control (ecn=0) and with it
 # (ecn=1: marks, CNPs, DCQCN); rdma_rxe nodes once, as they are.
 # Per run: goodput against the bottleneck's rate, Jain's fairness index
@@ -19,6 +21,8 @@
 
 SECS=${INCAST_SECS:-15}
 MBIT=${INCAST_MBIT:-40}
+LIMIT=${INCAST_LIMIT:-1000}
+CE_MS=${INCAST_CE_MS:-10}
 BASE_PORT=18530
 modprobe ifb 2>/dev/null || true
 for m in sch_ingress cls_matchall act_mirred sch_tbf sch_fq_codel; do
@@ -37,8 +41,8 @@ bottleneck() {
 		tc filter add dev "$TH_NETDEV" parent ffff: matchall \
 			action mirred egress redirect dev "$IFB" &&
 		tc qdisc add dev "$IFB" root handle 1: tbf rate "${MBIT}mbit" burst 16k latency 2s &&
-		tc qdisc add dev "$IFB" parent 1: handle 10: fq_codel flows 1 limit 100 \
-			ce_threshold 1ms target 2s interval 10s
+		tc qdisc add dev "$IFB" parent 1: handle 10: fq_codel flows 1 limit "$LIMIT" \
+			ce_threshold "${CE_MS}ms" target 2s interval 10s
 }
 
 # qstat FIELD: the bottleneck fq_codel's FIELD (dropped, ce_mark...)
