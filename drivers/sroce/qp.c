@@ -176,6 +176,32 @@ void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type why)
 	sroce_qp_entered_error(qp);
 }
 
+/*
+ * The responder's saved READ and atomic replies, max_dest_rd_atomic of
+ * them (one at least), allocated when the attribute is set: at the
+ * device's limit they would be most of an idle QP's memory. Growing keeps
+ * the replies saved so far. Called at create or with the run token held.
+ */
+static int sroce_qp_size_res(struct sroce_qp *qp, u32 n)
+{
+	struct sroce_res *res;
+
+	n = max(n, 1U);
+	if (n <= qp->resp.nres)
+		return 0;
+	res = kcalloc(n, sizeof(*res), GFP_KERNEL_ACCOUNT);
+	if (!res)
+		return -ENOMEM;
+	if (qp->resp.res)
+		memcpy(res, qp->resp.res, qp->resp.nres * sizeof(*res));
+	if (qp->resp.read)
+		qp->resp.read = res + (qp->resp.read - qp->resp.res);
+	kfree(qp->resp.res);
+	qp->resp.res = res;
+	qp->resp.nres = n;
+	return 0;
+}
+
 static int sroce_qp_alloc_state(struct sroce_qp *qp,
 				struct ib_qp_init_attr *init)
 {
@@ -188,9 +214,7 @@ static int sroce_qp_alloc_state(struct sroce_qp *qp,
 	rq_slot = sizeof(struct sroce_recv_wqe) + sizeof(struct sroce_sge) *
 		  (init->srq ? to_ssrq(init->srq)->max_sge : qp->rq_max_sge);
 	qp->resp.wqe = kzalloc(rq_slot, GFP_KERNEL_ACCOUNT);
-	qp->resp.res = kcalloc(SROCE_MAX_QP_RD_ATOM, sizeof(*qp->resp.res),
-			       GFP_KERNEL_ACCOUNT);
-	if (!qp->sq_copy || !qp->resp.wqe || !qp->resp.res ||
+	if (!qp->sq_copy || !qp->resp.wqe || sroce_qp_size_res(qp, 1) ||
 	    sroce_txbuf_init(qp))
 		return -ENOMEM;
 	qp->tx_cpu = -1;
@@ -569,6 +593,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	err = sroce_qp_check_attr(sdev, qp, attr, mask, &av);
+	if (!err && (mask & IB_QP_MAX_DEST_RD_ATOMIC))
+		err = sroce_qp_size_res(qp, attr->max_dest_rd_atomic);
 	if (err)
 		goto out;
 

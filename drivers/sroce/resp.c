@@ -50,7 +50,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	qp->resp.comm_est = false;
 	qp->resp.res_next = 0;
 	qp->resp.read = NULL;
-	memset(qp->resp.res, 0, SROCE_MAX_QP_RD_ATOM * sizeof(*qp->resp.res));
+	memset(qp->resp.res, 0, qp->resp.nres * sizeof(*qp->resp.res));
 }
 
 static struct sk_buff *sroce_resp_skb(struct sroce_qp *qp, u8 op, u32 psn,
@@ -283,7 +283,7 @@ static struct sroce_res *sroce_res_find(struct sroce_qp *qp, u32 psn)
 {
 	u32 i, n = max_t(u32, qp->attr.max_dest_rd_atomic, 1);
 
-	for (i = 0; i < n && i < SROCE_MAX_QP_RD_ATOM; i++) {
+	for (i = 0; i < n && i < qp->resp.nres; i++) {
 		struct sroce_res *res = &qp->resp.res[i];
 
 		if (res->valid && sroce_psn_cmp(psn, res->first_psn) >= 0 &&
@@ -295,8 +295,7 @@ static struct sroce_res *sroce_res_find(struct sroce_qp *qp, u32 psn)
 
 static struct sroce_res *sroce_res_new(struct sroce_qp *qp)
 {
-	u32 n = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1,
-			SROCE_MAX_QP_RD_ATOM);
+	u32 n = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1, qp->resp.nres);
 	struct sroce_res *res = &qp->resp.res[qp->resp.res_next % n];
 
 	qp->resp.res_next = (qp->resp.res_next + 1) % n;

@@ -416,7 +416,8 @@ struct sroce_qp {
 		u32	rkey;
 		u32	resid;
 		u32	write_len;
-		struct sroce_res *res;
+		struct sroce_res *res;	/* saved READ and atomic replies */
+		u32	nres;		/* ...allocated: max_dest_rd_atomic, 1+ */
 		struct sroce_res *read;	/* READ responses still to send */
 		bool	read_wait;	/* ...from read_resume on */
 		ktime_t	read_resume;
