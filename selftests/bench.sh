@@ -119,6 +119,7 @@ if ((!report_only)); then
 		command -v perf >/dev/null || apt-get install -y -q linux-perf >&2
 		extra=(--extra-bin "$(command -v perf)")
 	fi
+	# shellcheck disable=SC2153  # KREL is set by the eval of selftests/kernels.sh env
 	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
 		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
 		--tests2 "$top/selftests/tests-2host" \

@@ -31,6 +31,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck disable=SC2164  # top was just found; this script does not run set -e, so no || exit
 cd "$top"
 
 kernels="6.1 6.12 7.2 debug"
@@ -205,6 +206,7 @@ t_pcap_checker() {
 # kernel's (selftests/umap-priv.sh; the debug kernel has no BTF to read,
 # and its 6.1 source is the Debian 6.1 kernel's, which is checked).
 t_umap_priv() {
+	# shellcheck disable=SC2012  # the first of a glob of kernel module file names, which have no special characters
 	selftests/umap-priv.sh "$VMLINUZ" \
 		"$(ls "$MODROOT"/lib/modules/"$KREL"/kernel/drivers/infiniband/core/ib_core.ko* | head -1)"
 }
@@ -219,6 +221,7 @@ t_deb() {
 	local k
 	k=("$(eval "$(selftests/kernels.sh env 6.1)" && echo "$KREL=$KDIR")") || return 1
 	rm -rf "$build/deb-test"
+	# shellcheck disable=SC2128  # k has one element here, the one compared
 	[ "$k" = "$KREL=$KDIR" ] || k+=("$KREL=$KDIR")
 	make -s deb >"$build/deb-build.log" 2>&1 || { cat "$build/deb-build.log"; return 1; }
 	selftests/deb-test.sh "$(ls build/deb/sroce-dkms_*_all.deb)" "$build/deb-test" "${k[@]}"

@@ -19,8 +19,10 @@
 set -euo pipefail
 
 usage() { echo "usage: deb-test.sh DEB OUTDIR KREL=KDIR..." >&2; exit 2; }
+# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 deb=$(readlink -f "${1:-}") && [ -f "$deb" ] || usage
 out=${2:-}
+# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 [ -n "$out" ] && [ $# -ge 3 ] || usage
 shift 2
 

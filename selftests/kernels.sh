@@ -119,6 +119,7 @@ env_61() {
 	VMLINUZ=/boot/vmlinuz-$KREL
 	MODROOT=/
 	CHROOT=
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 	[ -f "$KDIR/Makefile" ] && [ -f "$VMLINUZ" ] ||
 		die "kernel $KREL headers or image missing (run selftests/deps.sh)"
 }
@@ -126,6 +127,7 @@ env_61() {
 # cached GLOB: the newest kernel in the cache that was unpacked completely.
 cached() {
 	local d
+	# shellcheck disable=SC2012,SC2086  # $1 is a glob; the cache's directory names have no special characters
 	for d in $(ls -d "$CACHE"/k-$1/ 2>/dev/null | sort -rV); do
 		[ -f "$d/ready" ] && { echo "${d%/}"; return; }
 	done
@@ -179,6 +181,7 @@ env_72() {
 	fi
 	KREL=${dir##*/k-}
 	VMLINUZ=$dir/usr/lib/modules/$KREL/vmlinuz.unsigned
+	# shellcheck disable=SC2012  # the first of a glob of kernel image file names, which have no special characters
 	[ -f "$VMLINUZ" ] || VMLINUZ=$(ls "$dir"/usr/lib/modules/"$KREL"/vmlinuz* | head -1)
 	MODROOT=$dir/usr
 	CHROOT=$root
@@ -313,6 +316,7 @@ env_debug() {
 		# Builds of another source or fragment are large: drop those that
 		# no run used or built for a day (another branch may use one).
 		for d in "$CACHE"/k-debug-*; do
+			# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 			[ "$d" != "$dir" ] && [ -d "$d" ] || continue
 			[ -n "$(find "$d" -maxdepth 1 -mmin -1440 | head -1)" ] || rm -rf "$d"
 		done

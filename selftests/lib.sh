@@ -270,6 +270,7 @@ one_device() {
 	link_add sroce0 v0
 	wait_for 10 "port active" port_state_is sroce0 ACTIVE
 	wait_for 10 "IPv4 GID" gid_index sroce0 192.0.2.1
+	# shellcheck disable=SC2034  # G is read by the tests that source this file
 	G=$(gid_index sroce0 192.0.2.1)
 }
 
@@ -574,6 +575,7 @@ user_objects() {
 wait_tcp_listen() {
 	local hex
 	printf -v hex '%04X' "$2"
+	# shellcheck disable=SC2317  # called by wait_for below
 	_lib_tcp_listening() {
 		local t
 		if [[ -n $1 ]]; then
@@ -622,6 +624,7 @@ rping_verified() {
 		log "rping client: its own exit race after 20 verified pings, ignored"
 		rc=0
 	fi
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 	[ $rc = 0 ] && [ $src = 0 ] ||
 		{ echo "$out"; bg_log rping_srv; fail "$5: rping $4: exit $rc, server $src"; }
 	n=$(grep -c "ping data" <<<"$out" || true)
@@ -632,6 +635,7 @@ rping_verified() {
 # rdmacm-utils, perftest -R
 wait_cm_listen() {
 	local re="state LISTEN"
+	# shellcheck disable=SC2034  # re is read by the eval'd string below
 	[[ -n ${1:-} ]] && re="^link $1/.* state LISTEN"
 	wait_for 30 "an RDMA CM listener${1:+ on $1}" eval \
 		'"$RDMA" resource show cm_id 2>/dev/null | grep -qE "$re"'

@@ -16,6 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 # try_decompress MAGIC TOOL: the vmlinux compressed at each offset of MAGIC
 try_decompress() {
 	local off
+	# shellcheck disable=SC2013,SC2059  # byte offsets, one a line; $1 is a printf escape sequence to expand
 	for off in $(LC_ALL=C grep -aboF "$(printf "$1")" "$vmlinuz" | cut -d: -f1); do
 		tail -c +$((off + 1)) "$vmlinuz" | $2 >"$tmp/vmlinux" 2>/dev/null || true
 		if [ "$(head -c 4 "$tmp/vmlinux" | od -An -c | tr -d ' ')" = '177ELF' ]; then

@@ -79,6 +79,7 @@ CMDLINE+=" net.ifnames=0 sroce_harness.mode=$MODE sroce_harness.tests=$TESTS"
 [[ -n $TEST_TIMEOUT ]] && CMDLINE+=" sroce_harness.timeout=$TEST_TIMEOUT"
 [[ -n $APPEND ]] && CMDLINE+=" $APPEND"
 
+# shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
 QEMU_CMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$SMP" -m "$MEM"
 	-nodefaults -display none -no-reboot -monitor none
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"

@@ -74,6 +74,7 @@ die() { echo "vm2.sh: $*" >&2; exit 2; }
 [[ -f $INITRD ]] || die "--initrd: no such file: '$INITRD'"
 [[ $DRV_A =~ ^(sroce|rxe)$ && $DRV_B =~ ^(sroce|rxe)$ ]] || die "--a/--b must be sroce or rxe"
 [[ $LINK =~ ^(stream|unix|dgram)$ ]] || die "--link must be stream, unix or dgram"
+# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 [[ $MTU =~ ^[0-9]+$ ]] && ((MTU >= 1280 && MTU <= 9000)) || die "--mtu must be 1280..9000"
 [[ $TESTS =~ ^[^[:space:]\"]+$ ]] || die "--tests must not contain spaces or quotes"
 [[ $TOTAL =~ ^[0-9]+$ && $TEST_TIMEOUT =~ ^[0-9]+$ ]] || die "timeouts must be numbers"
@@ -133,6 +134,7 @@ qemu_cmd() {
 	cmdline+=" sroce_harness.role=$role sroce_harness.driver=$drv sroce_harness.peer=$peer"
 	cmdline+=" sroce_harness.mtu=$MTU sroce_harness.segmac=$mac"
 	[[ -n $APPEND ]] && cmdline+=" $APPEND"
+	# shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
 	QCMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$SMP" -m "$MEM"
 		-nodefaults -display none -no-reboot -monitor none
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
@@ -178,6 +180,7 @@ if [[ $LINK == stream ]]; then
 		kill -0 "$QA" 2>/dev/null || break
 		sleep 0.1
 	done
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 	((i < 100)) && kill -0 "$QA" 2>/dev/null || die "VM a does not listen on 127.0.0.1:$PORT_A"
 elif [[ $LINK == unix ]]; then
 	for ((i = 0; i < 100; i++)); do
@@ -185,6 +188,7 @@ elif [[ $LINK == unix ]]; then
 		kill -0 "$QA" 2>/dev/null || break
 		sleep 0.1
 	done
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 	((i < 100)) && kill -0 "$QA" 2>/dev/null || die "VM a does not listen on $LOGDIR/seg.sock"
 fi
 qemu_cmd b "$DRV_B" "$DRV_A" "$PORT_B" "$PORT_A" 52:54:00:00:02:0b
@@ -289,6 +293,7 @@ fi
 # for its IPv6 one too).
 for r in a b; do
 	drv=DRV_${r^^}
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 	[[ ${!drv} == sroce ]] && ((CAPTURE)) || continue
 	ip=192.0.2.1
 	[[ $r == a ]] || ip=192.0.2.2

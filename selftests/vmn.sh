@@ -65,8 +65,10 @@ done
 die() { echo "vmn.sh: $*" >&2; exit 2; }
 [[ -f $KERNEL ]] || die "--kernel: no such file: '$KERNEL'"
 [[ -f $INITRD ]] || die "--initrd: no such file: '$INITRD'"
+# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 [[ $NODES =~ ^[0-9]+$ ]] && ((NODES >= 2 && NODES <= 16)) || die "--nodes must be 2..16"
 [[ $DRIVERS =~ ^(sroce|rxe)(,(sroce|rxe))*$ ]] || die "--drivers: a list of sroce and rxe"
+# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 [[ $MTU =~ ^[0-9]+$ ]] && ((MTU >= 1280 && MTU <= 9000)) || die "--mtu must be 1280..9000"
 [[ $TESTS =~ ^[^[:space:]\"]+$ ]] || die "--tests must not contain spaces or quotes"
 [[ $TOTAL =~ ^[0-9]+$ && $TEST_TIMEOUT =~ ^[0-9]+$ && $MEM =~ ^[0-9]+$ ]] ||
@@ -109,6 +111,7 @@ qemu_cmd() {
 	cmdline+=" sroce_harness.driver=${DRV[k - 1]} sroce_harness.drivers=$DRIVERS"
 	cmdline+=" sroce_harness.mtu=$MTU sroce_harness.segmac=$mac"
 	[[ -n $APPEND ]] && cmdline+=" $APPEND"
+	# shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
 	QCMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp 1 -m "$MEM"
 		-nodefaults -display none -no-reboot -monitor none
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"

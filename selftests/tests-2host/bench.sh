@@ -15,6 +15,7 @@ grep -qw 'sroce_bench.vm2=1' /proc/cmdline || skip "a benchmark (make bench TOPO
 rows=$(sed -n 's/.*sroce_bench\.rows=\([^ ]*\).*/\1/p' /proc/cmdline)
 # sroce_bench.profile=NAME,...: a kernel profile of those rows in each VM
 # (make bench TOPO=vm2 PROFILE=...), as in selftests/tests/bench.sh
+# shellcheck disable=SC2034  # prof is read by /tests/prof.lib
 prof=$(sed -n 's/.*sroce_bench\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 
 BENCH_COUNTERS="retransmits completer_retry_err duplicate_request ack_probes rcvd_dropped tx_wait"
@@ -35,6 +36,7 @@ field() {
 }
 
 . /tests/prof.lib
+# shellcheck disable=SC2034  # PROF_TAG is read by /tests/prof.lib
 PROF_TAG=.$TH_ROLE
 
 # row NAME UNIT COLUMN TOOL ARGS...

@@ -63,7 +63,7 @@ fi
 rej="$(cmc cm_tx_msgs rej) $(cmc cm_rx_msgs rej)"
 log "$TH_DEV REJ sent/received before: $rej0, after: $rej"
 [[ $rej == "$rej0" ]] || { echo "$TH_DEV: REJ counters moved: $rej0 -> $rej"; rc=1; }
-prc=$(th_sync done "$rc") || prc="no barrier"
+prc=$(th_sync "done" "$rc") || prc="no barrier"
 th_mark "connect300 done"
 [[ $rc == 0 && $prc == 0 ]] ||
 	TH_FAILS+=("connect300: $TH_ROLE ($TH_DRIVER) exit $rc, peer ($TH_PEER_DRIVER) exit $prc")

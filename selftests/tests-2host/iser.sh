@@ -45,14 +45,14 @@ target_up() {
 		size=${mb}M write_back=false &&
 	tcli /iscsi create $iqn &&
 	tcli $t/luns create /backstores/fileio/disk0 &&
-	tcli $t/portals create $TH_ME4 3260 &&
-	tcli $t/portals/$TH_ME4:3260 enable_iser boolean=true &&
+	tcli $t/portals create "$TH_ME4" 3260 &&
+	tcli $t/portals/"$TH_ME4":3260 enable_iser boolean=true &&
 	tcli $t set attribute authentication=0 generate_node_acls=1 \
 		cache_dynamic_acls=1 demo_mode_write_protect=0 &&
 	tcli $t enable || return 1
 	for a in enable np/$TH_ME4:3260/iser attrib/generate_node_acls \
 		attrib/cache_dynamic_acls; do
-		v=$(cat $tpg/$a 2>&1)
+		v=$(cat "$tpg/$a" 2>&1)
 		[[ $v == 1 ]] || { echo "$tpg/$a is $v after targetcli, not 1"; return 1; }
 	done
 	for a in attrib/authentication attrib/demo_mode_write_protect; do
@@ -87,9 +87,9 @@ dbus_pid=$(dbus-daemon --system --fork --nopidfile --print-pid) ||
 	fail "dbus-daemon --system did not start"
 [[ $dbus_pid =~ ^[0-9]+$ ]] || fail "dbus-daemon printed no pid: $dbus_pid"
 dbus_down() {
-	local i
+	local _
 	kill "$dbus_pid" 2>/dev/null || return 0
-	for i in {1..50}; do
+	for _ in {1..50}; do
 		kill -0 "$dbus_pid" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -121,6 +121,7 @@ initiator_io() {
 	out=$(iscsiadm -m discovery -t sendtargets -p "$TH_PEER4:3260" 2>&1) ||
 		{ echo "discovery failed: $out"; return 1; }
 	[[ $out == *"$iqn"* ]] || { echo "discovery did not find $iqn: $out"; return 1; }
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 	iscsiadm -m node -T $iqn -p "$TH_PEER4:3260" -o update \
 		-n iface.transport_name -v iser >/dev/null &&
 	iscsiadm -m node -T $iqn -p "$TH_PEER4:3260" --login >/dev/null ||
@@ -129,6 +130,7 @@ initiator_io() {
 	[[ $out == iser:* ]] || { echo "the session is not on iSER: $out"; return 1; }
 	wait_for 30 "the LUN's disk" lun_disk || return 1
 	disk=/dev/$(lun_disk)
+	# shellcheck disable=SC2046  # major and minor as two arguments
 	[ -b "$disk" ] || mknod "$disk" b $(tr : ' ' < "/sys/block/${disk#/dev/}/dev")
 	dd if=/dev/urandom of=data bs=1M count=$mb 2>/dev/null
 	dd if=data of="$disk" bs=1M oflag=direct conv=fsync 2>/dev/null ||

@@ -20,6 +20,7 @@ th_sync setup >/dev/null || fail "the peer did not start"
 # Two bands: 1:1 lossy, 1:2 with the same delay but no loss, for CM MADs
 # and the positive ACKs of the ibv_rc_pingpong steps (ack_filter).
 N=$TH_NETDEV
+# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 tc qdisc replace dev "$N" root handle 1: prio bands 2 \
 	priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
 	tc qdisc add dev "$N" parent 1:1 handle 10: netem loss 2% delay 1ms reorder 5% 50% &&
@@ -91,5 +92,5 @@ log "netem 10: (lossy) sent, dropped: $(netem_stat 10:); 20: (ACKs, MADs) $(nete
 read -r acks _ <<<"$(netem_stat 20:)"
 ((${acks:-0} > 0)) || fail "no ACK went through the band without loss"
 [[ $TH_DRIVER != sroce ]] ||
-	log "sroce retransmissions: $(cat $c/retransmits) (timeouts $(cat $c/completer_retry_err), NAKs $(cat $c/retrans_nak))"
+	log "sroce retransmissions: $(cat "$c"/retransmits) (timeouts $(cat "$c"/completer_retry_err), NAKs $(cat "$c"/retrans_nak))"
 th_done

@@ -55,7 +55,7 @@ at_exit server_down
 nfs_mount() {
 	local o=rdma,port=20049,vers=$1
 	[ "$1" = 3 ] && o+=,nolock	# no NLM: no rpc.statd in the image
-	mount.nfs "$TH_PEER4:$exp" $mnt -n -o $o || { echo "mount vers=$1 failed"; return 1; }
+	mount.nfs "$TH_PEER4:$exp" "$mnt" -n -o "$o" || { echo "mount vers=$1 failed"; return 1; }
 	grep " $mnt " /proc/mounts | grep -q "proto=rdma" ||
 		{ echo "vers=$1 is not on RDMA: $(grep " $mnt " /proc/mounts)"; return 1; }
 }
@@ -67,12 +67,13 @@ client_io() {
 	nfs_mount "$v" || return 1
 	dd if=/dev/urandom of=small bs=4096 count=64 2>/dev/null
 	dd if=/dev/urandom of=big bs=1M count=32 2>/dev/null
-	cp small $mnt/small-$v && sync || { echo "vers=$v: writing a file failed"; return 1; }
-	dd if=big of=$mnt/big-$v bs=1M oflag=direct 2>/dev/null ||
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
+	cp small "$mnt/small-$v" && sync || { echo "vers=$v: writing a file failed"; return 1; }
+	dd if=big of="$mnt/big-$v" bs=1M oflag=direct 2>/dev/null ||
 		{ echo "vers=$v: the 32 MiB write failed"; return 1; }
 	umount $mnt && nfs_mount "$v" || return 1
-	cmp -s small $mnt/small-$v || { echo "vers=$v: the file read back differs"; return 1; }
-	dd if=$mnt/big-$v of=back bs=1M iflag=direct 2>/dev/null ||
+	cmp -s small "$mnt/small-$v" || { echo "vers=$v: the file read back differs"; return 1; }
+	dd if="$mnt/big-$v" of=back bs=1M iflag=direct 2>/dev/null ||
 		{ echo "vers=$v: the 32 MiB read failed"; return 1; }
 	cmp -s big back || { echo "vers=$v: the 32 MiB read back differ"; return 1; }
 	umount $mnt || { echo "vers=$v: umount failed"; return 1; }
@@ -83,9 +84,9 @@ client_io() {
 # server_check VERS SUMS: the files the client wrote, as it wrote them
 server_check() {
 	local got
-	got="$(md5sum < $exp/small-$1 | cut -d' ' -f1)$(md5sum < $exp/big-$1 | cut -d' ' -f1)"
+	got="$(md5sum < "$exp/small-$1" | cut -d' ' -f1)$(md5sum < "$exp/big-$1" | cut -d' ' -f1)"
 	[[ $got == "$2" ]] || { echo "vers=$1: the server's files differ from the client's"; return 1; }
-	rm -f $exp/small-$1 $exp/big-$1
+	rm -f "$exp/small-$1" "$exp/big-$1"
 }
 
 for srv in b a; do

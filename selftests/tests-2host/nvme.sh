@@ -78,7 +78,9 @@ state_not() { [[ $(ctrl_state) != "$1" ]]; }
 # io DIRECTION FILE: 1 MiB between FILE and the namespace, direct I/O
 io() {
 	local dev
+	# shellcheck disable=SC2010  # sysfs block device names have no special characters
 	dev=/dev/$(ls /sys/block | grep -m1 "^nvme[0-9]*n1$")
+	# shellcheck disable=SC2046  # major and minor as two arguments
 	[ -b "$dev" ] || mknod "$dev" b $(tr : ' ' < "/sys/block/${dev#/dev/}/dev")
 	if [ "$1" = write ]; then
 		dd if="$2" of="$dev" bs=4096 count=256 oflag=direct conv=fsync 2>/dev/null

@@ -4,7 +4,9 @@
 # IPv6 GIDs, buffers checked (-c), with each VM as the server in turn.
 . /tests/2host/th.lib
 
+# shellcheck disable=SC2034  # read through ${!g} below
 g4=$(th_gid4)
+# shellcheck disable=SC2034  # read through ${!g} below
 g6=$(th_gid6)
 for srv in b a; do
 	for fam in 4 6; do

@@ -95,6 +95,7 @@ run() {
 			-s 65536 -D "$SECS" -p $((BASE_PORT + TH_NODE)) "$(cl_addr4 1)" 2>&1) || rc=$?
 		bg_kill sampler
 		bw=$(awk '$1 == 65536 { print $4 }' <<<"$out" | tail -n 1)
+		# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 		((rc == 0)) && [[ -n $bw ]] || { tail -n 5 <<<"$out"; cl_fail "$name: ib_write_bw exit $rc"; }
 		echo "SUMMARY $name node $TH_NODE ($TH_DRIVER): ${bw:-?} MB/s;" \
 			"sent (ms:Mbit/s): $(awk 'NR > 1 { printf "%d:%.1f ", $1, ($2 - b) * 8 / ($1 - t) / 1000 } { t = $1; b = $2 }' \

@@ -17,6 +17,7 @@
 # job's figures and its wall time (SUMMARY lines); the others wait for it.
 . /tests/cluster/cl.lib
 
+# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 command -v mpirun >/dev/null && command -v mpi_check >/dev/null ||
 	skip "no Open MPI in this image (mkinitramfs.sh --mpi)"
 # every VM is "vm": Open MPI tells nodes apart by name
@@ -57,6 +58,7 @@ if ((TH_NODE == 1)); then
 			bg_wait "perf$k" 30 || true
 			res=$(awk '/^Final:/ { print }' <<<"$out")
 			echo "SUMMARY ucx_perftest $t node 1 ($TH_DRIVER) -> $k ($(cl_driver "$k")): ${res:-none}"
+			# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 			((rc == 0)) && [[ -n $res ]] || { tail -n 10 <<<"$out"; cl_fail "ucx_perftest $t to node $k: exit $rc"; }
 		done
 	done

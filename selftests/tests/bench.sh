@@ -27,6 +27,7 @@ rows=$(sed -n 's/.*sroce_bench\.rows=\([^ ]*\).*/\1/p' /proc/cmdline)
 topo=$(sed -n 's/.*sroce_bench\.topo=\([a-z]*\).*/\1/p' /proc/cmdline)
 # sroce_bench.profile=NAME,...: a kernel profile of those rows (make bench
 # PROFILE=...): perf samples every CPU while the row's client runs
+# shellcheck disable=SC2034  # prof is read by /tests/prof.lib
 prof=$(sed -n 's/.*sroce_bench\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 case $drv in
 sroce) sroce_load ;;
@@ -157,10 +158,12 @@ bench() {
 	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
 	c0=$(counters)
 	x0=$(ctxt)
+	# shellcheck disable=SC2086  # PIN_SRV is empty or a taskset command, split on purpose
 	bg_run srv in_ns "$SNS" $PIN_SRV timeout 300 "$tool" -F -d "$SDEV" -x "$SG" "$@"
 	wait_tcp_listen "$SNS" 18515
 	prof_start "$name"
 	t0=${EPOCHREALTIME/./}
+	# shellcheck disable=SC2086  # PIN_CLI is empty or a taskset command, split on purpose
 	cli=$(in_ns "$CNS" $PIN_CLI timeout 300 "$tool" -F -d "$CDEV" -x "$CG" "$@" 192.0.2.1 2>&1) ||
 		{ echo "$cli"; fail "$tool $* failed"; }
 	t1=${EPOCHREALTIME/./}
@@ -193,8 +196,10 @@ bench() {
 tcp() {
 	local name=$1 n=$2 out v
 	[[ -z $rows || ,$rows, == *,$name,* ]] || return 0
+	# shellcheck disable=SC2086  # PIN_SRV is empty or a taskset command, split on purpose
 	bg_run tsrv in_ns "$SNS" $PIN_SRV timeout 120 iperf3 -s -1 -p 5201
 	wait_tcp_listen "$SNS" 5201
+	# shellcheck disable=SC2086  # PIN_CLI is empty or a taskset command, split on purpose
 	out=$(in_ns "$CNS" $PIN_CLI timeout 120 iperf3 -c 192.0.2.1 -p 5201 -t 5 \
 		-P "$n" -J 2>&1) || { echo "$out"; fail "iperf3 -P $n failed"; }
 	bg_wait tsrv 30 || { bg_log tsrv; fail "iperf3 server failed"; }

@@ -9,11 +9,14 @@ modprobe rdma_ucm || true
 rdma_pair
 run() {
 	local name=$1 srv=$2 cli=$3 rc=0 src=0
+	# shellcheck disable=SC2086  # srv is a command line, split on purpose
 	bg_run srv in_b timeout 120 $srv
 	wait_cm_listen sroce_b
+	# shellcheck disable=SC2086  # cli is a command line, split on purpose
 	OUT=$(in_a timeout 120 $cli 2>&1) || rc=$?
 	bg_wait srv 60 || src=$?
 	log "$name: client $rc server $src"
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 	[ $rc = 0 ] && [ $src = 0 ] || { echo "$OUT"; bg_log srv; fail "$name: client $rc, server $src"; }
 }
 for b in 192.0.2.2 2001:db8::2; do

@@ -62,5 +62,6 @@ hold sroce1
 _lib_bounded 30 rmmod sroce || fail "rmmod sroce while held"
 gone sroce1
 released "rmmod"
+# shellcheck disable=SC2034  # SROCE_LINKS is lib.sh's list of links to delete
 SROCE_LINKS=()
 pass

@@ -21,7 +21,7 @@ ip addr add 192.0.2.77/24 dev v0
 wait_for 10 "new IPv4 GID" has_gid "0000:0000:0000:0000:0000:ffff:c000:024d"
 
 n=0
-for f in $types/*; do
+for f in "$types"/*; do
 	t=$(cat "$f" 2>/dev/null) || continue
 	[ -n "$t" ] || continue
 	n=$((n + 1))

@@ -10,5 +10,6 @@ rmmod sroce || fail "rmmod sroce"
 grep -q '^sroce ' /proc/modules && fail "sroce still loaded"
 assert_match "$(dmesg | tail -n 20)" "sroce: unloaded" "unload message"
 # A second cycle works as well as the first.
+# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 modprobe sroce && rmmod sroce || fail "second load/unload cycle"
 pass

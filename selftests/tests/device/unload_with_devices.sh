@@ -14,5 +14,6 @@ for d in sroce0 sra srb; do
 done
 assert_eq "$(udp_port_bound)" "no" "init namespace port released"
 assert_eq "$(udp_port_bound ha)" "no" "ha port released"
+# shellcheck disable=SC2034  # SROCE_LINKS is lib.sh's list of links to delete
 SROCE_LINKS=()
 pass

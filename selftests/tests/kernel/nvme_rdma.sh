@@ -16,7 +16,7 @@ for c in /sys/class/nvme/nvme*; do
 done
 link_del sroce0 || fail "rdma link delete under nvmet's listener"
 [ -e /sys/class/infiniband/sroce0 ] && fail "sroce0 still registered"
-rm -f $cfg/ports/1/subsystems/$nqn || fail "remove the port"
+rm -f "$cfg/ports/1/subsystems/$nqn" || fail "remove the port"
 
 # With lockdep (the debug kernel): removing the port took no handler_mutex
 # under nvmet_config_sem, the half of the cycle the teardown avoids.

@@ -37,6 +37,7 @@ run() {
 # busy: until the QPs are connected and sending
 busy() {
 	local p0
+	# shellcheck disable=SC2034  # p0 is read by the eval'd condition below
 	p0=$(c sroce_a sent_pkts)
 	wait_for 60 "traffic" eval '(($(c sroce_a sent_pkts) > p0 + 200))'
 }

@@ -52,16 +52,19 @@ declare -A D
 run() {
 	local -A c0
 	local d c t0
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
 	echo "$1" >"$P/ecn" && echo "$2" >"$P/rp_enable" || fail "ecn=$1 rp_enable=$2"
 	for d in sroce_a sroce_b; do
-		for c in $CTRS; do c0[$d:$c]=$(cnt $d $c); done
+		# shellcheck disable=SC2034  # ShellCheck does not parse c0[DEV:COUNTER] in arithmetic, where c0 is read
+		for c in $CTRS; do c0[$d:$c]=$(cnt "$d" "$c"); done
 	done
 	t0=$(marks)
 	traffic "ecn$1$2" 4 2 40
 	traffic_ok "ecn$1$2" "ecn=$1 rp_enable=$2"
 	MARKED=$(($(marks) - t0))
 	for d in sroce_a sroce_b; do
-		for c in $CTRS; do D[$d:$c]=$(($(cnt $d $c) - c0[$d:$c])); done
+		# shellcheck disable=SC1102,SC2086  # ShellCheck does not parse the ':' in c0[DEV:COUNTER] in arithmetic
+		for c in $CTRS; do D[$d:$c]=$(($(cnt "$d" "$c") - c0[$d:$c])); done
 	done
 	echo "SUMMARY ecn=$1 rp_enable=$2: qdisc marked $MARKED; CE counted by sroce_b" \
 		"${D[sroce_b:np_ecn_marked_roce_packets]}, sroce_a ${D[sroce_a:np_ecn_marked_roce_packets]};" \
@@ -99,6 +102,7 @@ WHAT="ecn=1 rp_enable=0"
 run 1 0
 marked_ok
 MARKED_NO_RP=$MARKED
+# shellcheck disable=SC1105,SC2102,SC2205,SC2211,SC2284  # ShellCheck does not parse the ':' in D[DEV:COUNTER] in arithmetic
 ((D[sroce_a:rp_cnp_ignored] == D[sroce_b:np_cnp_sent])) ||
 	fail "$WHAT: sroce_a ignored ${D[sroce_a:rp_cnp_ignored]} of ${D[sroce_b:np_cnp_sent]} CNPs"
 quiet sroce_a:rp_cnp_handled
@@ -109,6 +113,7 @@ echo 1 >"$T/events/sroce/sroce_cc_rate/enable" || fail "enable sroce_cc_rate"
 run 1 1
 echo 0 >"$T/events/sroce/sroce_cc_rate/enable"
 marked_ok
+# shellcheck disable=SC1105,SC2102,SC2205,SC2211,SC2284  # ShellCheck does not parse the ':' in D[DEV:COUNTER] in arithmetic
 ((D[sroce_a:rp_cnp_handled] == D[sroce_b:np_cnp_sent])) ||
 	fail "$WHAT: sroce_a handled ${D[sroce_a:rp_cnp_handled]} of ${D[sroce_b:np_cnp_sent]} CNPs"
 quiet sroce_a:rp_cnp_ignored

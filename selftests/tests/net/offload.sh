@@ -65,6 +65,7 @@ for group in GRO SEG SG TXCSUM RXCSUM; do
 	traffic "t6" 6
 	traffic_ok t6 "$group $v, IPv6"
 	lost_none "$group $v" "$e0"
+	# shellcheck disable=SC2015  # feat on also runs if feat off fails, as it always has
 	[[ $v == on ]] && feat off "${fs[@]}" || feat on "${fs[@]}"
 	unset -n fs
 done

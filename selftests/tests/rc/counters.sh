@@ -35,7 +35,7 @@ fi
 capture() {
 	local d k v
 	for d in sroce_a sroce_b; do
-		for k in /sys/class/infiniband/$d/ports/1/hw_counters/*; do
+		for k in /sys/class/infiniband/"$d"/ports/1/hw_counters/*; do
 			v=$(cat "$k")
 			[[ $v == 0 ]] || echo "# $d ${k##*/} $v"
 		done
@@ -44,7 +44,7 @@ capture() {
 }
 ga=$(gid_index sroce_a 192.0.2.1)
 gb=$(gid_index sroce_b 192.0.2.2)
-c() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
+c() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 
 for t in ib_write_bw ib_send_bw; do
 	bg_run srv in_b timeout 200 $t -F -u 18 -d sroce_b -x "$gb" -s 65536 -n 1000

@@ -15,6 +15,7 @@ gb=$(gid_index sroce_b 192.0.2.2)
 bg_run srv in_b timeout 120 ibv_rc_pingpong -d sroce_b -g "$gb" -s 4096 -n 1000000
 wait_tcp_listen hb 18515
 bg_run cli in_a timeout 120 ibv_rc_pingpong -d sroce_a -g "$ga" -s 4096 -n 1000000 192.0.2.2
+# shellcheck disable=SC2034  # s0 is read by the eval'd condition below
 s0=$(cat /sys/class/infiniband/sroce_a/ports/1/hw_counters/sent_pkts)
 wait_for 30 "the stream to flow" eval \
 	'(($(cat /sys/class/infiniband/sroce_a/ports/1/hw_counters/sent_pkts) > s0 + 100))'

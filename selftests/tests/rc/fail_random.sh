@@ -46,7 +46,7 @@ inject() {
 }
 stop_inject() {
 	local d
-	for d in $dbg/fail_sroce_*; do echo 0 > "$d/probability"; done
+	for d in "$dbg"/fail_sroce_*; do echo 0 > "$d/probability"; done
 }
 
 # pingpong N [SIZE]: one validated ibv_rc_pingpong run; its exit status

@@ -27,7 +27,7 @@ echo 0 >"$T/tracing_on"
 grep -v "^ok " out.log || true
 rdma statistic show link sroce0/1
 [ $rc = 0 ] || fail "rc_data integrity: exit $rc, $(grep -c '^not ok' out.log) checks failed"
-c() { cat /sys/class/infiniband/sroce0/ports/1/hw_counters/$1; }
+c() { cat /sys/class/infiniband/sroce0/ports/1/hw_counters/"$1"; }
 [ "$(c sent_pkts)" -gt 1000 ] || fail "only $(c sent_pkts) packets sent"
 assert_eq "$(c sent_pkts)" "$(c rcvd_pkts)" "every packet looped back"
 assert_eq "$(c retransmits)" "0" "no retransmission"

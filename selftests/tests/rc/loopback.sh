@@ -17,7 +17,7 @@ for t in ib_write_bw ib_read_bw; do
 	assert_rc 0 "$t client" timeout 120 $t -F -d sroce0 -x "$g" -s 4096 -n 200 192.0.2.1
 	bg_wait srv 30
 done
-c() { cat /sys/class/infiniband/sroce0/ports/1/hw_counters/$1; }
+c() { cat /sys/class/infiniband/sroce0/ports/1/hw_counters/"$1"; }
 assert_eq "$(c sent_pkts)" "$(c rcvd_pkts)" "every packet looped back"
 assert_eq "$(c retransmits)" "0" "no retransmission"
 pass

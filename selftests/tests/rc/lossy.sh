@@ -17,8 +17,8 @@ timeout 600 rc_data integrity sroce_a "$ga" sroce_b "$gb" 2 60 7 > out.log 2>&1 
 grep -v "^ok " out.log || true
 [ $rc = 0 ] || fail "rc_data over a lossy link: exit $rc"
 c() {
-	echo $(($(cat /sys/class/infiniband/sroce_a/ports/1/hw_counters/$1) +
-		$(cat /sys/class/infiniband/sroce_b/ports/1/hw_counters/$1)))
+	echo $(($(cat /sys/class/infiniband/sroce_a/ports/1/hw_counters/"$1") +
+		$(cat /sys/class/infiniband/sroce_b/ports/1/hw_counters/"$1")))
 }
 rt=$(c retransmits) to=$(c completer_retry_err) nak=$(c retrans_nak)
 log "retransmissions: $rt (timeouts $to, NAKs $nak, RNR $(c retrans_rnr))"

@@ -8,7 +8,7 @@
 rdma_pair
 ga=$(gid_index sroce_a 192.0.2.1)
 gb=$(gid_index sroce_b 192.0.2.2)
-c() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
+c() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 
 # 16 MiB READs, 16 of them outstanding at once (perftest's default depth
 # is bounded by max_rd_atomic): 16 Ki response packets per READ at MTU 1024.

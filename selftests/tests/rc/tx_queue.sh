@@ -25,9 +25,9 @@ for h in a b; do
 done
 ga=$(gid_index sroce_a 192.0.2.1)
 gb=$(gid_index sroce_b 192.0.2.2)
-c() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
+c() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 qdisc_drops() {
-	in_$1 tc -s qdisc show dev v$1 | sed -n 's/.*dropped \([0-9]*\).*/\1/p'
+	"in_$1" tc -s qdisc show dev "v$1" | sed -n 's/.*dropped \([0-9]*\).*/\1/p'
 }
 
 # 1 MiB messages, 1024 packets each at MTU 1024; perftest keeps 128 of

@@ -9,12 +9,12 @@ rdma_pair
 pp() {
 	local tool=$1 fam=$2 a b ga gb out rc=0 src=0
 	shift 2
-	if [ $fam = 4 ]; then a=192.0.2.1 b=192.0.2.2; else a=2001:db8::1 b=2001:db8::2; fi
+	if [ "$fam" = 4 ]; then a=192.0.2.1 b=192.0.2.2; else a=2001:db8::1 b=2001:db8::2; fi
 	ga=$(gid_index sroce_a $a)
 	gb=$(gid_index sroce_b $b)
-	bg_run srv in_b timeout 120 $tool -d sroce_b -g "$gb" "$@"
+	bg_run srv in_b timeout 120 "$tool" -d sroce_b -g "$gb" "$@"
 	wait_tcp_listen hb 18515
-	out=$(in_a timeout 120 $tool -d sroce_a -g "$ga" "$@" 192.0.2.2 2>&1) || rc=$?
+	out=$(in_a timeout 120 "$tool" -d sroce_a -g "$ga" "$@" 192.0.2.2 2>&1) || rc=$?
 	bg_wait srv 60 || src=$?
 	log "$tool IPv$fam $*: client $rc, server $src"
 	if [ $rc != 0 ] || [ $src != 0 ]; then

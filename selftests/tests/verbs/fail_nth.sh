@@ -13,7 +13,7 @@
 [ -e /proc/self/fail-nth ] || skip "no fault injection in this kernel"
 dbg=/sys/kernel/debug
 grep -q " $dbg debugfs " /proc/mounts || mount -t debugfs none $dbg
-for f in $dbg/fail*/verbose; do
+for f in "$dbg"/fail*/verbose; do
 	echo 0 > "$f"
 done
 echo N > $dbg/failslab/ignore-gfp-wait

@@ -11,6 +11,7 @@
 . /tests/lib.sh
 
 secs=40 seed=1
+# shellcheck disable=SC2013  # the kernel command line's words
 for w in $(cat /proc/cmdline); do
 	case $w in
 	sroce_fuzz.seconds=*) secs=${w#*=} ;;

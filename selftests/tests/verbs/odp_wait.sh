@@ -14,14 +14,14 @@
 # round DEV: run odp_wait on DEV until it leaves a WRITE pending, and
 # check what it saw and counted so far
 round() {
-	rm -f done
+	rm -f "done"
 	bg_run w odp_wait "$1" "$PWD/done"
 	wait_for 120 "the program to leave a WRITE pending" \
 		grep -qE "^(# pending|1\.\.0 # SKIP|Bail out)" w.log
 	grep -q "SKIP userfaultfd" w.log && { bg_wait w 10; skip "no userfaultfd"; }
 	grep -q "^# pending" w.log ||
-		{ touch done; bg_wait w 10; bg_log w; fail "odp_wait: $(tail -1 w.log)"; }
-	grep "^not ok" w.log && { touch done; bg_wait w 30; fail "odp_wait: checks failed"; }
+		{ touch "done"; bg_wait w 10; bg_log w; fail "odp_wait: $(tail -1 w.log)"; }
+	grep "^not ok" w.log && { touch "done"; bg_wait w 30; fail "odp_wait: checks failed"; }
 	c() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 	[ "$(c "$1" odp_wait)" -gt 0 ] || fail "odp_wait counted nothing"
 	[ "$(c "$1" send_rnr_err)" -gt 0 ] || fail "no RNR NAK sent"
@@ -31,7 +31,7 @@ round() {
 # the program saw everything it should, after the device went
 finish() {
 	local rc=0
-	touch done
+	touch "done"
 	bg_wait w 60 || rc=$?
 	bg_log w
 	assert_eq "$rc" 0 "odp_wait's checks, $1"
@@ -51,6 +51,7 @@ wait_for 10 "IPv4 GID on sra" gid_index sra 192.0.2.1
 round sra
 _lib_bounded 30 ip netns del ha || fail "ip netns del with a WRITE pending"
 wait_for 30 "sra gone" test ! -e /sys/class/infiniband/sra
+# shellcheck disable=SC2034  # SROCE_LINKS is lib.sh's list of links to delete
 SROCE_LINKS=()
 finish "the namespace's deletion"
 _lib_bounded 30 rmmod sroce || fail "rmmod sroce after"

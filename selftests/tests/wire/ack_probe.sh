@@ -29,6 +29,7 @@ wait_for 10 "B's ACK for PSN 1003" eval \
 	'sniff_in | grep -q "op=0x11 qpn=$QPA psn=1003 ackreq=. aeth=0x1f"'
 settle
 out=$(grep "^pkt dir=out" "$PWD/sniff.log")
+# shellcheck disable=SC2001  # prefixes each line
 echo "$out" | sed 's/^/# /'
 assert_eq "$(grep -o 'psn=[0-9]* ackreq=[01]' <<<"$out" | tr '\n' ' ')" \
 	"psn=1000 ackreq=1 psn=1001 ackreq=0 psn=1002 ackreq=0 psn=1003 ackreq=0 psn=1003 ackreq=1 " \

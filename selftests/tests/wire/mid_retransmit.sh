@@ -42,6 +42,7 @@ rewind_case() {
 		'sniff_in | grep -q "op=0x11 qpn=$QPA psn=1003 ackreq=. aeth=0x1f"'
 	settle
 	ack=$(sniff_in | grep "op=0x11 qpn=$QPA " || true)
+	# shellcheck disable=SC2001  # prefixes each line
 	echo "$ack" | sed 's/^/# /'
 	assert_eq "$(grep -o 'psn=[0-9]*' <<<"$ack" | tr '\n' ' ')" "$ACKS" \
 		"$what: ACKs ($ACKS: the FIRST's if any, one for the duplicates, the LAST's)"

@@ -44,6 +44,7 @@ trace_has() {
 # 2 s ACK timeout: no timeout resend before the crafted NAK
 new_pair rc 19
 for s in "0 1" "1 2" "2 3"; do
+	# shellcheck disable=SC2086  # the pair of states as two arguments
 	set -- $s
 	trace_has "QP A from $1 to $2" "sroce_qp_state: dev=$DA qpn=$QPA from=$1 to=$2\$"
 	trace_has "QP B from $1 to $2" "sroce_qp_state: dev=$DB qpn=$QPB from=$1 to=$2\$"

@@ -25,6 +25,7 @@ for args in "--trailer 00000000" "--trailer 0000000000000000" "--udp-len 8 --tra
 	assert_delta sroce_b rcvd_pkts 0 "$args"
 	assert_delta sroce_b sent_pkts 0 "$args: no answer"
 done
+# shellcheck disable=SC2034  # e0 is read by the eval'd condition below
 e0=$(udp_errs)
 csnap
 w --udp-len 52

@@ -27,6 +27,7 @@ for op in 0x0a 0x0c; do
 	assert_delta sroce_b sent_nak_rem_access 1 "opcode $op: counted by syndrome"
 	assert_delta sroce_b rcvd_pkts 1
 done
+# shellcheck disable=SC2143  # grep -q could end sniff_in early by SIGPIPE, under pipefail
 [[ -z $(sniff_in | grep -E "op=0x(0d|0e|0f|10) ") ]] || fail "read response data went out"
 ctl dump b 0 64
 assert_eq "$(kv hex)" "$(hexpat 64 00)" "nothing written"
