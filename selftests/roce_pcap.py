@@ -113,7 +113,7 @@ NAK_CODES = {0: "PSN seq err", 1: "invalid request", 2: "remote access err",
 # (ONLY/LAST: at most the path MTU), or an exact count.
 NONE, FULL, UPTO = -1, -2, -3
 # Sequence positions (requests and READ responses); None: not sequenced.
-F, M, L, O = "FIRST", "MIDDLE", "LAST", "ONLY"
+F, M, L, O = "FIRST", "MIDDLE", "LAST", "ONLY"  # noqa: E741 (O as in ONLY, beside F, M, L)
 # low 5 bits of an RC opcode: (extension header bytes after the BTH,
 # payload rule, position, message kind)
 RC = {

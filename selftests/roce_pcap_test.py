@@ -463,7 +463,7 @@ int main(void)
 	}
 	return 0;
 }
-"""
+"""  # noqa: W191,E101 (the C program is indented as C is, with tabs)
 
 
 class CliTest(unittest.TestCase):
@@ -522,7 +522,7 @@ class CliTest(unittest.TestCase):
         for gap in (False, True):
             rs = [resp(0x0d, 5)] + ([] if gap else [resp(0x0e, 6)]) + [resp(0x0f, 7)]
             fs = [marker("T start"), rd(5, 3)] + rs + [rd(6, 2), resp(0x0d, 6),
-                                                      resp(0x0f, 7), rd(8, 1)]
+                                                       resp(0x0f, 7), rd(8, 1)]
             out = self.run_two(fs, fs, "--mtu", "1024")
             self.assertIn("\nsender 192.0.2.1: 3 request packets, 1 sent more than once\n",
                           out)
@@ -554,7 +554,6 @@ class CliTest(unittest.TestCase):
                           out)
             self.assertIn("\nsender 192.0.2.1: %d sent more than once with no loss shown"
                           " before them\n" % bad, out, (ack, at, again))
-
 
     def test_ack_probe(self):
         """the newest request sent again, alone, with AckReq where its first
