@@ -20,6 +20,9 @@
 #   make fuzz-verbs the verbs fuzzer on the debug kernel (KVER=...) for
 #                   FUZZ_SECONDS (3600) with FUZZ_SEED (random; printed)
 #   make sparse     build under sparse, failing on any warning
+#   make style      shellcheck, flake8 and checkpatch.pl --strict, failing on
+#                   any finding; checkpatch.pl is CHECKPATCH=, else the debug
+#                   kernel source's (selftests/kernels.sh env debug unpacks it)
 #   make install    install the module for the running kernel
 #   make deb        build/deb/sroce-dkms_VERSION_all.deb, a Debian DKMS package
 #   make deps       install the Debian packages that build and tests need
@@ -47,7 +50,7 @@ PROBED := drivers/sroce/compat_probed.h
 T ?= *
 
 .PHONY: all modules probe clean deps check check2 check-cluster run bench bench-host sparse \
-	install fuzz fuzz-verbs deb
+	install fuzz fuzz-verbs deb style
 
 all: modules
 
@@ -90,6 +93,10 @@ clean:
 
 deps:
 	selftests/deps.sh
+
+style:
+	selftests/deps.sh
+	selftests/style.sh
 
 # The package is built from a copy of the tracked files, so that nothing
 # built in this tree ends up in /usr/src/sroce-VERSION.

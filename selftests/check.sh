@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The test suite, per kernel: host-side checks (warning-free W=1 build,
-# sparse, SPDX lines, uapi layout, test programs, the pcap checker), then
-# the in-VM tests booted on that kernel. Prints TAP as it goes, the lines of
-# every kernel but the first prefixed with its name, and ends with "N
-# passed, N failed, N skipped" over all kernels. Exit status non-zero if
-# anything failed or a VM died.
+# sparse, SPDX lines, the linters, uapi layout, test programs, the pcap
+# checker), then the in-VM tests booted on that kernel. Prints TAP as it
+# goes, the lines of every kernel but the first prefixed with its name, and
+# ends with "N passed, N failed, N skipped" over all kernels. Exit status
+# non-zero if anything failed or a VM died.
 #
 #   selftests/check.sh [--kernels "6.1 6.12 7.2 debug"] [--tests GLOB] [--mode check|run]
 #   selftests/check.sh --two-host [--kernels KVER] [--pairs "sroce:sroce sroce:rxe"]
@@ -171,6 +171,21 @@ t_spdx() {
 		fi
 	done < <(git ls-files --cached --others --exclude-standard)
 	return $bad
+}
+
+# The shell scripts under shellcheck and the Python under flake8, at zero
+# findings (selftests/style.sh). checkpatch.pl comes from a kernel source,
+# the debug kernel's, which may still be building now: t_checkpatch runs it
+# once that kernel is set up.
+t_style() {
+	selftests/style.sh shellcheck python
+}
+
+# The driver's and uapi's C under checkpatch.pl --strict, at zero findings:
+# the debug kernel's own script (KDIR is its build directory, beside the
+# source it was built from).
+t_checkpatch() {
+	CHECKPATCH=${KDIR%/build}/src/scripts/checkpatch.pl selftests/style.sh checkpatch
 }
 
 # The test programs, built against the distribution's libibverbs.
@@ -645,6 +660,7 @@ bg_setup() {
 	else
 		echo "# kernel $kver: $KREL (set up in the background)"
 		module_checks
+		[ "$kver" != debug ] || host_test checkpatch t_checkpatch
 		[ "$kver" = debug ] || host_test umap-priv t_umap_priv
 		[ -x "$progs_dir/rc_data" ] || build_progs >"$build/host-lane-progs.log" 2>&1 ||
 			cat "$build/host-lane-progs.log"
@@ -713,12 +729,14 @@ for kver in $fg_kernels; do
 	module_checks
 	if [ $lead = 1 ]; then
 		host_test spdx t_spdx
+		host_test style t_style
 		host_test uapi-abi t_abi
 		host_test progs build_progs
 		host_test fuzz-parse t_fuzz
 		host_test pcap-checker t_pcap_checker
 	fi
 	case $kver in 6.1|6.12) host_test deb t_deb ;; esac
+	[ "$kver" != debug ] || host_test checkpatch t_checkpatch
 	[ "$kver" = debug ] || host_test umap-priv t_umap_priv
 
 	globs=$(kernel_globs "$kver" "$lead")

@@ -38,6 +38,8 @@ PKGS=(
 	libdbus-1-3 libexpat1 libsystemd0 libaudit1 libcap-ng0 libapparmor1
 	# make bench's chart
 	gnuplot-nox
+	# make style (selftests/style.sh): the shell and Python linters
+	shellcheck flake8
 )
 
 # make check-cluster (deps.sh cluster): Open MPI over UCX in the VMs
