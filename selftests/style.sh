@@ -100,15 +100,15 @@ checkpatch_pl() {
 			{ echo "${d}src/scripts/checkpatch.pl"; return 0; }
 	done
 	echo "style: no checkpatch.pl: set CHECKPATCH=/path/to/linux/scripts/checkpatch.pl," \
-		"or unpack the debug kernel's source into $CACHE with" \
-		"'selftests/kernels.sh env debug' (make check KVER=debug does too)" >&2
+		"or have 'selftests/kernels.sh env debug' unpack (and build) the debug" \
+		"kernel's source into $CACHE" >&2
 	return 1
 }
 
 run_checkpatch() {
 	local cp out n rc=0
 	local -a cf=() tr=() ua=()
-	cp=$(checkpatch_pl) || { count checkpatch "?"; return 1; }
+	cp=$(checkpatch_pl) || return 1
 	need perl || return 1
 	local f
 	while IFS= read -r f; do
