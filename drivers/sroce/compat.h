@@ -176,6 +176,7 @@ static inline int sroce_compat_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 		return -EINVAL;
 	return sroce_resize_cq(ibcq, cqe, udata);
 }
+
 #define SROCE_COMPAT_OP_RESIZE_CQ .resize_user_cq = sroce_compat_resize_cq
 #else
 #define SROCE_COMPAT_OP_RESIZE_CQ .resize_cq = sroce_resize_cq

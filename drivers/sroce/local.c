@@ -220,7 +220,7 @@ static int sroce_payload_walk(struct sk_buff *skb,
 		off = head;
 	}
 	for (i = 0; !err && off < pkt->paylen &&
-		    i < skb_shinfo(skb)->nr_frags; i++) {
+	     i < skb_shinfo(skb)->nr_frags; i++) {
 		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
 		u32 n = min(skb_frag_size(frag), pkt->paylen - off);
 

@@ -37,8 +37,8 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 	init_completion(&mr->released);
 	atomic_set(&mr->num_mw, 0);
 	err = xa_alloc_cyclic_bh(&sdev->mr_xa, &index, mr,
-			      XA_LIMIT(1, sdev->attr.max_mr), &sdev->mr_next,
-			      GFP_KERNEL);
+				 XA_LIMIT(1, sdev->attr.max_mr), &sdev->mr_next,
+				 GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 	mr->ibmr.lkey = sroce_make_key(index);
@@ -329,9 +329,9 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 
 	mw->state = SROCE_MR_INVALID;	/* unbound */
 	err = xa_alloc_cyclic_bh(&sdev->mw_xa, &index, mw,
-			      XA_LIMIT(SROCE_MW_INDEX_BASE + 1,
-				       SROCE_MW_INDEX_BASE + sdev->attr.max_mw),
-			      &sdev->mw_next, GFP_KERNEL);
+				 XA_LIMIT(SROCE_MW_INDEX_BASE + 1,
+					  SROCE_MW_INDEX_BASE + sdev->attr.max_mw),
+				 &sdev->mw_next, GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 	ibmw->rkey = sroce_make_key(index);
@@ -565,7 +565,6 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	return 0;
 }
 
-
 /*
  * For an access that must not sleep once started (an atomic, under a
  * spinlock): sroce_mr_hold() makes [iova, iova + len) present and keeps it
@@ -632,6 +631,15 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 	return len ? -EFAULT : 0;
 }
 
+static void sroce_store64_release(u8 *va, u64 val)
+{
+	/*
+	 * Release: whoever sees the new value sees every earlier write of
+	 * the QP to memory too (the payloads ATOMIC WRITE publishes).
+	 */
+	smp_store_release((u64 *)va, val);
+}
+
 /*
  * RDMA ATOMIC WRITE's store: the 8 bytes at @iova in one store, ordered
  * after every earlier write to memory (a release). -EINVAL if they are
@@ -648,7 +656,7 @@ int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val)
 		va = (u8 *)(uintptr_t)iova;
 		if ((uintptr_t)va & 7)
 			return -EINVAL;
-		smp_store_release((u64 *)va, val);
+		sroce_store64_release(va, val);
 		return 0;
 	}
 	if (mr->type == SROCE_MR_ODP)
@@ -662,11 +670,11 @@ int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val)
 		return -EINVAL;
 	if (mr->type == SROCE_MR_USER) {
 		va = kmap_local_page(mr->pages[idx]);
-		smp_store_release((u64 *)(va + in), val);
+		sroce_store64_release(va + in, val);
 		kunmap_local(va);
 	} else {
 		va = (u8 *)(uintptr_t)(mr->page_list[idx] + in);
-		smp_store_release((u64 *)va, val);
+		sroce_store64_release(va, val);
 	}
 	return 0;
 }

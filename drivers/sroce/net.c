@@ -113,6 +113,7 @@ struct sk_buff *sroce_skb_alloc(struct sroce_qp *qp, const struct sroce_av *av,
 	skb_put(skb, iblen);
 	return skb;
 }
+
 ALLOW_ERROR_INJECTION(sroce_skb_alloc, NULL);
 
 /*

@@ -36,7 +36,7 @@
 #include "odp.h"
 
 #define SROCE_IMR_SHIFT	22		/* 4 MiB per child */
-#define SROCE_IMR_SIZE	(1ULL << SROCE_IMR_SHIFT)
+#define SROCE_IMR_SIZE	BIT_ULL(SROCE_IMR_SHIFT)
 #define SROCE_IMR_MAX	4096		/* children: 16 GiB of addresses */
 
 static unsigned int max_odp_children = 16384;
@@ -113,6 +113,7 @@ struct ib_umem *sroce_odp_get(struct sroce_mr *mr, struct ib_pd *ibpd,
 	sroce_odp_pd_mark(ibpd);
 	return &root->umem;
 }
+
 ALLOW_ERROR_INJECTION(sroce_odp_get, ERRNO);
 
 /* Before the MR's root umem goes: its children. */

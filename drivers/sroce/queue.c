@@ -90,6 +90,7 @@ int sroce_queue_init(struct sroce_queue *q, enum sroce_queue_dir dir,
 	q->buf->index_mask = q->index_mask;
 	return 0;
 }
+
 ALLOW_ERROR_INJECTION(sroce_queue_init, ERRNO);
 
 /* Export the ring to @uctx; fill @mi with the cookie and size to map. */
@@ -117,6 +118,7 @@ int sroce_queue_export(struct sroce_queue *q, struct ib_ucontext *uctx,
 	mi->pad = 0;
 	return 0;
 }
+
 ALLOW_ERROR_INJECTION(sroce_queue_export, ERRNO);
 
 /* Withdraw the cookie; existing mappings stay valid. */
@@ -288,4 +290,5 @@ out:
 	rdma_user_mmap_entry_put(entry);
 	return err;
 }
+
 ALLOW_ERROR_INJECTION(sroce_mmap, ERRNO);

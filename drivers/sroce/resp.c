@@ -403,7 +403,7 @@ static int sroce_resp_get_wqe(struct sroce_qp *qp)
 	struct sroce_recv_wqe *slot;
 	u32 max_sge, i, n;
 	u64 len = 0;
-	spinlock_t *lock;
+	spinlock_t *lock;	/* the receive ring's: the QP's or the SRQ's */
 	unsigned long flags;
 	bool event = false;
 

@@ -98,6 +98,7 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 	const struct ib_gid_attr *sgid_attr, *dgid_attr;
 	struct net_device *ndev;
 	enum rdma_network_type type;
+	bool v4;
 	int ifindex;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
@@ -114,8 +115,8 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 	if (type != RDMA_NETWORK_IPV4 && type != RDMA_NETWORK_IPV6)
 		return -EINVAL;
 	/* An IPv4 source needs an IPv4-mapped destination, and vice versa. */
-	if ((type == RDMA_NETWORK_IPV4) !=
-	    ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw))
+	v4 = type == RDMA_NETWORK_IPV4;
+	if (v4 != ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw))
 		return -EINVAL;
 
 	/*
