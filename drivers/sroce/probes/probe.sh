@@ -41,7 +41,7 @@ echo "obj-m := $(printf '%s.o ' "${names[@]}")" >"$work/Kbuild"
 
 # One make for all probes; -k keeps going past the ones that fail.
 make -k -j"$(nproc)" -C "$kdir" M="$work" KCFLAGS="-Werror -Wno-unused-function" \
-	$(printf '%s.o ' "${names[@]}") >"$work/log" 2>&1 || true
+	"${names[@]/%/.o}" >"$work/log" 2>&1 || true
 
 if [ ! -f "$work/baseline.o" ]; then
 	echo "probe: even the baseline probe does not compile against $kdir:" >&2

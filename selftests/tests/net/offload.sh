@@ -65,8 +65,11 @@ for group in GRO SEG SG TXCSUM RXCSUM; do
 	traffic "t6" 6
 	traffic_ok t6 "$group $v, IPv6"
 	lost_none "$group $v" "$e0"
-	# shellcheck disable=SC2015  # feat on also runs if feat off fails, as it always has
-	[[ $v == on ]] && feat off "${fs[@]}" || feat on "${fs[@]}"
+	if [[ $v == on ]]; then
+		feat off "${fs[@]}"
+	else
+		feat on "${fs[@]}"
+	fi
 	unset -n fs
 done
 
