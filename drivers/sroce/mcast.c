@@ -76,12 +76,13 @@ static void sroce_mcast_filter(struct sroce_dev *sdev, const union ib_gid *gid,
 		dev_mc_del(sdev->ndev, mac);
 }
 
-/* @g, or a new group made of @ng; mutex held. NULL: too many groups. */
+/* @g, or a new group made of @ng. NULL: too many groups. */
 static struct sroce_mcg *sroce_mcg_get(struct sroce_dev *sdev,
 				       struct sroce_mcg *g,
 				       struct sroce_mcg *ng,
 				       const union ib_gid *mgid)
 {
+	lockdep_assert_held(&sdev->mcast_mutex);
 	if (g)
 		return g;
 	if (sdev->mcast_groups >= sdev->attr.max_mcast_grp)
@@ -156,10 +157,11 @@ out:
 	return err;
 }
 
-/* Mutex held. Readers may still walk @m (and @g): freed after RCU. */
+/* Readers may still walk @m (and @g): freed after RCU. */
 static void sroce_mcast_del(struct sroce_dev *sdev, struct sroce_mcg *g,
 			    struct sroce_mca *m)
 {
+	lockdep_assert_held(&sdev->mcast_mutex);
 	list_del_rcu(&m->node);
 	kfree_rcu(m, rcu);
 	sdev->mcast_attached--;
