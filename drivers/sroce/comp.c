@@ -121,6 +121,18 @@ static void sroce_comp_deadline(struct sroce_qp *qp, unsigned long t)
 		mod_timer(&qp->comp.retrans_timer, deadline);
 }
 
+/* The completer's state for a QP entering RTS, or sent back to its start. */
+void sroce_comp_reset(struct sroce_qp *qp)
+{
+	qp->comp.psn = qp->attr.sq_psn;
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->comp.timed_out = false;
+	WRITE_ONCE(qp->comp.armed, false);
+	qp->comp.rnr_wait = false;
+	qp->comp.gap_valid = false;
+}
+
 /* Packets are outstanding: start the timeout unless it is running. */
 void sroce_comp_arm(struct sroce_qp *qp)
 {
@@ -689,7 +701,8 @@ bool sroce_completer(struct sroce_qp *qp, int *budget)
 		 * responder answered, and an RNR timer longer than the ACK
 		 * timeout must not use up the retries meanwhile.
 		 */
-		else if (!responded && READ_ONCE(qp->comp.rnr_wait))
+		else if (!responded &&
+			 (READ_ONCE(qp->comp.rnr_wait) || qp->req.backoff))
 			sroce_comp_arm(qp);
 		else if (!responded && qp->comp.psn != qp->req.psn_max &&
 			 sroce_comp_head(qp))

@@ -89,7 +89,8 @@ void sroce_hold_purge(struct sroce_hold *h)
 
 /*
  * Run @qp at @until (hold_timer, which only runs the QP): for a hold's wait,
- * or READ responses waiting for a full qdisc. A timer set for later is
+ * READ responses waiting for a full qdisc, the requester's back-off or its
+ * pacing. A timer set for later is
  * brought forward; one set for sooner stays, and the run it makes sets it
  * again for what is still to wait. Only the QP's run calls this.
  */

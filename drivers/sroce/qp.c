@@ -432,6 +432,7 @@ void sroce_qp_flush(struct sroce_qp *qp)
 	sroce_hold_purge(&qp->req_held);
 	sroce_hold_purge(&qp->resp_held);
 	qp->comp.rnr_wait = false;
+	qp->req.backoff = false;
 
 	/* Bounded: a hostile producer index cannot keep us here. */
 	budget = sroce_queue_size(&qp->sq);

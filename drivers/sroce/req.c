@@ -13,6 +13,7 @@
 #include "sroce.h"
 #include "cc.h"
 #include "comp.h"
+#include "hold.h"
 #include "local.h"
 #include "mr.h"
 #include "net.h"
@@ -300,14 +301,9 @@ void sroce_req_reset(struct sroce_qp *qp)
 	WRITE_ONCE(qp->req.probe_due, false);
 	qp->req.rd_atomic = 0;
 	qp->req.need_retry = false;
+	qp->req.backoff = false;
 	qp->req.window = SROCE_WINDOW_MAX;
-	qp->comp.psn = qp->attr.sq_psn;
-	qp->comp.retry_left = qp->attr.retry_cnt;
-	qp->comp.rnr_left = qp->attr.rnr_retry;
-	qp->comp.timed_out = false;
-	WRITE_ONCE(qp->comp.armed, false);
-	qp->comp.rnr_wait = false;
-	qp->comp.gap_valid = false;
+	sroce_comp_reset(qp);
 	sroce_cc_reset(qp);
 }
 
@@ -717,7 +713,7 @@ static void sroce_req_tail(struct sroce_qp *qp)
 {
 	if (!qp->req.noack || qp->comp.psn == qp->req.psn_max ||
 	    timer_pending(&qp->req.probe_timer) || qp->req.need_retry ||
-	    qp->comp.rnr_wait)
+	    qp->comp.rnr_wait || qp->req.backoff)
 		return;
 	if (qp->req.probe_psn != qp->req.psn_max) {
 		qp->req.noack = SROCE_ACKREQ_EVERY;
@@ -725,6 +721,19 @@ static void sroce_req_tail(struct sroce_qp *qp)
 		return;
 	}
 	sroce_req_probe(qp);
+}
+
+/* Whether a back-off still stops the sending; if so, the QP runs at its end. */
+static bool sroce_req_backing_off(struct sroce_qp *qp)
+{
+	if (!qp->req.backoff)
+		return false;
+	if (ktime_before(ktime_get(), qp->req.resume)) {
+		sroce_qp_wake_at(qp, qp->req.resume);
+		return true;
+	}
+	qp->req.backoff = false;
+	return false;
 }
 
 /*
@@ -743,7 +752,7 @@ static struct sroce_send_wqe *sroce_req_next_wqe(struct sroce_qp *qp, bool rc)
 		sroce_req_rewind(qp);
 		sroce_req_resume(qp);
 	}
-	if (qp->comp.rnr_wait)
+	if (qp->comp.rnr_wait || sroce_req_backing_off(qp))
 		return NULL;
 
 	if (qp->req.wqe_index == qp->req.fetched) {
@@ -830,15 +839,14 @@ static void sroce_req_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 }
 
 /*
- * Nothing more is sent for SROCE_BACKOFF_US. The wait shares the RNR
- * timer: no RNR wait can be running, or we would not be sending.
+ * Nothing more is sent for SROCE_BACKOFF_US: the QP runs again then
+ * (sroce_qp_wake_at()), as a READ's responses wait for a full qdisc.
  */
 static void sroce_req_backoff(struct sroce_qp *qp)
 {
-	qp->comp.rnr_wait = true;
-	if (!qp->dying)
-		hrtimer_start(&qp->comp.rnr_timer, sroce_us(SROCE_BACKOFF_US),
-			      HRTIMER_MODE_REL_SOFT);
+	qp->req.backoff = true;
+	qp->req.resume = ktime_add_us(ktime_get(), SROCE_BACKOFF_US);
+	sroce_qp_wake_at(qp, qp->req.resume);
 }
 
 /* One step of the requester: a packet sent or a WQE finished; false: idle. */

@@ -387,6 +387,8 @@ struct sroce_qp {
 		u32	window;		/* PSNs that may be unacknowledged */
 		u32	rd_atomic;	/* reads/atomics outstanding */
 		bool	need_retry;
+		bool	backoff;	/* nothing is sent before resume */
+		ktime_t	resume;
 	} req;
 
 	struct {
@@ -400,7 +402,7 @@ struct sroce_qp {
 		bool	gap_valid;	/* a retry for gap_psn is under way */
 		u32	gap_psn;
 		struct timer_list retrans_timer;
-		struct hrtimer rnr_timer;	/* an RNR wait, or a back-off */
+		struct hrtimer rnr_timer;	/* an RNR wait */
 	} comp;
 
 	struct {
