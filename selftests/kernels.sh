@@ -55,7 +55,7 @@ host_mirror() {
 	done
 	return 0
 }
-MIRROR=${SROCE_MIRROR:-$(host_mirror | head -n 1)}
+MIRROR=${SROCE_MIRROR:-$(host_mirror | awk 'NR == 1')}
 
 die() { echo "kernels.sh: $*" >&2; exit 1; }
 say() { echo "kernels.sh: $*" >&2; }
