@@ -37,22 +37,6 @@ static struct ibv_pd *pd;
 static struct ibv_device_attr da;
 static long limit;
 
-/* VmallocUsed + Slab from /proc/meminfo, in bytes. */
-static long kmem(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	long v, sum = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmallocUsed: %ld", &v) == 1 ||
-		    sscanf(line, "Slab: %ld", &v) == 1)
-			sum += v * 1024;
-	if (f)
-		fclose(f);
-	return sum;
-}
-
 enum kind { CQ, SRQ, QP };
 static const char *const names[] = { "CQ", "SRQ", "QP" };
 static const long ring_mib[] = { 4, 16, 32 };

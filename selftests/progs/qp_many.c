@@ -73,22 +73,6 @@ static uint8_t pattern(int side, int i, int j)
 	return (uint8_t)(x ^ x >> 12);
 }
 
-/* VmallocUsed + Slab from /proc/meminfo, in bytes. */
-static long kmem(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	long v, sum = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmallocUsed: %ld", &v) == 1 ||
-		    sscanf(line, "Slab: %ld", &v) == 1)
-			sum += v * 1024;
-	if (f)
-		fclose(f);
-	return sum;
-}
-
 static int setup(const char *dev)
 {
 	size_t len = (size_t)nqp * (2 * SLOT + 2 * MSG);
