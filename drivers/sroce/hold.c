@@ -105,6 +105,18 @@ void sroce_qp_wake_at(struct sroce_qp *qp, ktime_t until)
 }
 
 /*
+ * Whether @qp must still wait for @until; if so, it runs then. Only the
+ * QP's run calls this.
+ */
+bool sroce_qp_wait_until(struct sroce_qp *qp, ktime_t until)
+{
+	if (!ktime_before(ktime_get(), until))
+		return false;
+	sroce_qp_wake_at(qp, until);
+	return true;
+}
+
+/*
  * Two packets at one PSN: is @a the same as @b, headers and payload? A
  * requester sends a packet again as it was (its data read again from the
  * same memory), so a copy that differs was not sent by the peer.

@@ -15,6 +15,7 @@ bool sroce_hold(struct sroce_qp *qp, struct sroce_hold *h, struct sk_buff *skb,
 struct sk_buff *sroce_hold_next(struct sroce_hold *h, u32 expected);
 void sroce_hold_progress(struct sroce_hold *h);
 void sroce_qp_wake_at(struct sroce_qp *qp, ktime_t until);
+bool sroce_qp_wait_until(struct sroce_qp *qp, ktime_t until);
 bool sroce_hold_expired(struct sroce_qp *qp, struct sroce_hold *h);
 void sroce_hold_lost(struct sroce_hold *h, u32 psn);
 void sroce_hold_dup(struct sroce_qp *qp, struct sroce_hold *h, u32 psn);

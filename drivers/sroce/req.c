@@ -728,10 +728,8 @@ static bool sroce_req_backing_off(struct sroce_qp *qp)
 {
 	if (!qp->req.backoff)
 		return false;
-	if (ktime_before(ktime_get(), qp->req.resume)) {
-		sroce_qp_wake_at(qp, qp->req.resume);
+	if (sroce_qp_wait_until(qp, qp->req.resume))
 		return true;
-	}
 	qp->req.backoff = false;
 	return false;
 }

@@ -259,10 +259,8 @@ static bool sroce_read_may_send(struct sroce_qp *qp)
 		return false;
 	if (!qp->resp.read_wait)
 		return true;
-	if (ktime_before(ktime_get(), qp->resp.read_resume)) {
-		sroce_qp_wake_at(qp, qp->resp.read_resume);
+	if (sroce_qp_wait_until(qp, qp->resp.read_resume))
 		return false;
-	}
 	qp->resp.read_wait = false;
 	return true;
 }
