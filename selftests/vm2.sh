@@ -26,8 +26,10 @@
 # Output: each VM's TAP, lines prefixed "a/" or "b/", the capture's summary,
 # then "P passed, F failed, S skipped" over both. Exit 0 if nothing failed,
 # 1 on failures, kernel splats or malformed frames (or a checker that
-# failed), 2 if a VM died or timed out. Once one VM has ended (or its
-# kernel panicked), the other may run PEER_GRACE seconds more (env, 300).
+# failed), 2 if a VM died or timed out, or a guest's transmit queue
+# stopped (nic.lib: both VMs are then stopped at once). Once one VM has
+# ended (or its kernel panicked), the other may run PEER_GRACE seconds more
+# (env, 300).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -123,6 +125,7 @@ read -r PORT_A PORT_B < <(free_udp_pair)
 [[ -n ${PORT_B:-} ]] || die "no free UDP port pair on 127.0.0.1"
 
 . "$REPO/selftests/splat.lib"
+. "$REPO/selftests/nic.lib"
 
 # qemu_cmd ROLE DRIVER PEER LOCALPORT REMOTEPORT MAC: into QCMD
 qemu_cmd() {
@@ -136,7 +139,7 @@ qemu_cmd() {
 	[[ -n $APPEND ]] && cmdline+=" $APPEND"
 	# shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
 	QCMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$SMP" -m "$MEM"
-		-nodefaults -display none -no-reboot -monitor none
+		-nodefaults -display none -no-reboot -monitor "$(nic_monitor "$d")"
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
 		-serial "file:$d/console.log" -serial "file:$d/results.tap"
 		# eth0 as in vm.sh: a NIC whose packets go nowhere
@@ -217,8 +220,20 @@ vm_up() {
 	kill -0 "$1" 2>/dev/null &&
 		! tr -d '\r' 2>/dev/null <"$LOGDIR/$2/console.log" | grep -qE "$DEAD_RE"
 }
-while vm_up "$QA" a && vm_up "$QB" b; do sleep 1; done
-for ((i = 0; i < PEER_GRACE; i++)); do
+# A guest whose transmit queue stopped (nic.lib) ends the run at once.
+STALLED=0
+for ((n = 1; ; n++)); do
+	if ! vm_up "$QA" a || ! vm_up "$QB" b; then break; fi
+	if ((n % 5 == 0)) && { nic_stalled "$LOGDIR/a" || nic_stalled "$LOGDIR/b"; }; then
+		echo "vm2.sh: a guest's transmit queue stopped; the NICs' queues:"
+		nic_stall_say "vm2.sh: nic" "$LOGDIR/a" "$LOGDIR/b"
+		nic_dump "vm2.sh: nic" "$LOGDIR/a" "$LOGDIR/b"
+		STALLED=1
+		break
+	fi
+	sleep 1
+done
+for ((i = 0; !STALLED && i < PEER_GRACE; i++)); do
 	kill -0 "$QA" 2>/dev/null || kill -0 "$QB" 2>/dev/null || break
 	sleep 1
 done
@@ -237,7 +252,11 @@ for r in a b; do
 	if ! tr -d '\r' <"$d/results.tap" | grep -q '^# SROCE-HARNESS-END'; then
 		echo "---- $r: last 60 lines of $d/console.log ----"
 		tail -n 60 "$d/console.log" | tr -d '\r' | sed "s#^#$r/#"
-		echo "vm2.sh: VM $r died or timed out"
+		if ((STALLED)); then
+			echo "vm2.sh: VM $r stopped: a transmit queue stopped"
+		else
+			echo "vm2.sh: VM $r died or timed out"
+		fi
 		RC=2
 		continue
 	fi

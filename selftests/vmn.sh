@@ -26,8 +26,9 @@
 # opcode sequences, CNPs' form) and a malformed one fails the run.
 # Output: each VM's TAP, lines prefixed "K/", then "P passed, F failed, S
 # skipped" over all. Exit 0 if nothing failed, 1 on failures, kernel splats
-# or malformed frames, 2 if a VM died or timed out. Once one VM has ended,
-# the others may run PEER_GRACE seconds more (env, 300).
+# or malformed frames, 2 if a VM died or timed out, or a guest's transmit
+# queue stopped (nic.lib: all VMs are then stopped at once). Once one VM
+# has ended, the others may run PEER_GRACE seconds more (env, 300).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -87,6 +88,7 @@ DRV=("${DRV[@]:0:NODES}")
 DRIVERS=$(IFS=,; echo "${DRV[*]}")
 
 . "$REPO/selftests/splat.lib"
+. "$REPO/selftests/nic.lib"
 
 ip link set lo up
 ip link add br0 type bridge forward_delay 0 stp_state 0
@@ -113,7 +115,7 @@ qemu_cmd() {
 	[[ -n $APPEND ]] && cmdline+=" $APPEND"
 	# shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
 	QCMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp 1 -m "$MEM"
-		-nodefaults -display none -no-reboot -monitor none
+		-nodefaults -display none -no-reboot -monitor "$(nic_monitor "$d")"
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
 		-serial "file:$d/console.log" -serial "file:$d/results.tap"
 		-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0
@@ -164,8 +166,26 @@ any_up() {
 	for ((k = 1; k <= NODES; k++)); do kill -0 "${QP[k]}" 2>/dev/null && return 0; done
 	return 1
 }
-while all_up; do sleep 1; done
-for ((i = 0; i < PEER_GRACE; i++)); do
+# A guest whose transmit queue stopped (nic.lib) ends the run at once.
+STALLED=0
+for ((n = 1; ; n++)); do
+	all_up || break
+	if ((n % 5 == 0)); then
+		for ((k = 1; k <= NODES; k++)); do
+			nic_stalled "$LOGDIR/$k" && STALLED=1
+		done
+		if ((STALLED)); then
+			echo "vmn.sh: a guest's transmit queue stopped; the NICs' queues:"
+			dirs=()
+			for ((k = 1; k <= NODES; k++)); do dirs+=("$LOGDIR/$k"); done
+			nic_stall_say "vmn.sh: nic" "${dirs[@]}"
+			nic_dump "vmn.sh: nic" "${dirs[@]}"
+			break
+		fi
+	fi
+	sleep 1
+done
+for ((i = 0; !STALLED && i < PEER_GRACE; i++)); do
 	any_up || break
 	sleep 1
 done
@@ -192,7 +212,11 @@ for ((k = 1; k <= NODES; k++)); do
 	if ! tr -d '\r' <"$d/results.tap" | grep -q '^# SROCE-HARNESS-END'; then
 		echo "---- $k: last 60 lines of $d/console.log ----"
 		tail -n 60 "$d/console.log" | tr -d '\r' | sed "s#^#$k/#"
-		echo "vmn.sh: VM $k died or timed out"
+		if ((STALLED)); then
+			echo "vmn.sh: VM $k stopped: a transmit queue stopped"
+		else
+			echo "vmn.sh: VM $k died or timed out"
+		fi
 		RC=2
 		continue
 	fi
