@@ -138,7 +138,7 @@ qemu_cmd() {
 	cmdline+=" sroce_harness.mtu=$MTU sroce_harness.segmac=$mac"
 	[[ -n $APPEND ]] && cmdline+=" $APPEND"
 	# shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
-	QCMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$SMP" -m "$MEM"
+	QCMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$(nic_smp "$SMP")" -m "$MEM"
 		-nodefaults -display none -no-reboot -monitor "$(nic_monitor "$d")"
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
 		-serial "file:$d/console.log" -serial "file:$d/results.tap"
