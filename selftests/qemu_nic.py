@@ -12,10 +12,13 @@ returned) next to what the guest wrote in guest memory (the avail ring's
 index: buffers offered; its flags and used_event) and what QEMU wrote
 there for the guest (the used ring's index, flags and avail_event). A
 transmit queue that stopped moving tells where it stopped:
-- avail idx ahead of last_avail_idx, avail_event at or behind it: the
-  guest offered packets and QEMU asked to be told, yet takes none (QEMU);
-- avail idx ahead, avail_event ahead of it: QEMU waits for a kick the
-  guest did not send (guest);
+- avail idx ahead of last_avail_idx, avail_event equal to last_avail_idx,
+  inuse 0: QEMU asked to be kicked at the next buffer, the guest offered
+  buffers past it and no kick arrived: a lost kick. The event index is a
+  store/load handshake (each side publishes its own index, fences, then
+  reads the other's); it loses only if a fence is missing on one side;
+- the same, unchanged 5 s later, with avail_event behind last_avail_idx:
+  QEMU stopped taking buffers without asking for a kick (QEMU);
 - inuse non-zero: QEMU holds a packet its network backend did not take;
 - used idx ahead of what the guest reclaimed, with interrupts asked for:
   the guest missed an interrupt.

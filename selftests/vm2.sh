@@ -226,7 +226,6 @@ for ((n = 1; ; n++)); do
 	if ! vm_up "$QA" a || ! vm_up "$QB" b; then break; fi
 	if ((n % 5 == 0)) && { nic_stalled "$LOGDIR/a" || nic_stalled "$LOGDIR/b"; }; then
 		echo "vm2.sh: a guest's transmit queue stopped; the NICs' queues:"
-		nic_stall_say "vm2.sh: nic" "$LOGDIR/a" "$LOGDIR/b"
 		nic_dump "vm2.sh: nic" "$LOGDIR/a" "$LOGDIR/b"
 		STALLED=1
 		break

@@ -178,7 +178,6 @@ for ((n = 1; ; n++)); do
 			echo "vmn.sh: a guest's transmit queue stopped; the NICs' queues:"
 			dirs=()
 			for ((k = 1; k <= NODES; k++)); do dirs+=("$LOGDIR/$k"); done
-			nic_stall_say "vmn.sh: nic" "${dirs[@]}"
 			nic_dump "vmn.sh: nic" "${dirs[@]}"
 			break
 		fi

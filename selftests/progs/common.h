@@ -55,7 +55,6 @@ static struct ibv_context *open_dev(const char *name)
 	return c;
 }
 
-/* The index of port 1's first IPv4-mapped GID, or -1. */
 /* VmallocUsed + Slab from /proc/meminfo, in bytes. */
 static long __attribute__((unused)) kmem(void)
 {
@@ -72,6 +71,7 @@ static long __attribute__((unused)) kmem(void)
 	return sum;
 }
 
+/* The index of port 1's first IPv4-mapped GID, or -1. */
 static int __attribute__((unused)) ipv4_gid(struct ibv_context *ctx)
 {
 	union ibv_gid g;
