@@ -208,16 +208,7 @@ void sroce_send_wqe_complete(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 	};
 	bool sig = qp->sq_sig_all || (wqe->wr.send_flags & IB_SEND_SIGNALED);
 
-	/* Counted while sent and unanswered (a rewind recounts). */
-	if ((wqe->mask & SROCE_F_RD_ATOMIC) &&
-	    wqe->state == SROCE_WQE_SENT)
-		qp->req.rd_atomic -= !!qp->req.rd_atomic;
-	if (qp->req.wqe_index == qp->sq.index) {
-		/* Completed before the requester moved past it (errors). */
-		qp->req.wqe_index = sroce_queue_next(&qp->sq,
-						     qp->req.wqe_index);
-		qp->req.offset = 0;
-	}
+	sroce_req_completing(qp, wqe);
 	sroce_queue_advance(&qp->sq);
 
 	if (status == IB_WC_SUCCESS) {
@@ -269,7 +260,7 @@ static void sroce_comp_ack_to(struct sroce_qp *qp, u32 psn)
 	if (sroce_psn_cmp(next, qp->comp.psn) > 0 &&
 	    sroce_psn_cmp(next, qp->req.psn_max) <= 0) {
 		qp->comp.psn = next;
-		qp->req.window = min(qp->req.window + 8, SROCE_WINDOW_MAX);
+		sroce_req_acked(qp);
 		qp->comp.gap_valid = false;
 		qp->comp.retry_left = qp->attr.retry_cnt;
 		qp->comp.rnr_left = qp->attr.rnr_retry;
@@ -344,13 +335,6 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 		return;
 	}
 	qp->comp.retry_left--;
-	/*
-	 * A packet was lost: fewer in flight until ACKs come again. A peer
-	 * that drops what it cannot take (a full receive ring, a full
-	 * queue) would otherwise lose the same window each time it is sent
-	 * again, until the retries run out.
-	 */
-	qp->req.window = max(qp->req.window / 2, SROCE_WINDOW_MIN);
 	/* By cause: a timeout, or a NAK (sequence, or a response missing). */
 	sroce_count(sdev, timeout ? SROCE_CNT_COMP_RETRY :
 				    SROCE_CNT_RETRANS_NAK);
@@ -358,7 +342,7 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 	trace_sroce_retransmit(qp->ibqp.device->index, qp->ibqp.qp_num,
 			       qp->comp.psn,
 			       timeout ? SROCE_RETRY_TIMEOUT : SROCE_RETRY_NAK);
-	qp->req.need_retry = true;
+	sroce_req_retry(qp, true);
 }
 
 /*
@@ -457,7 +441,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 		trace_sroce_retransmit(qp->ibqp.device->index,
 				       qp->ibqp.qp_num, qp->comp.psn,
 				       SROCE_RETRY_RNR);
-		qp->req.need_retry = true;
+		sroce_req_retry(qp, false);
 		qp->comp.rnr_wait = true;
 		if (!qp->dying)
 			hrtimer_start(&qp->comp.rnr_timer,

@@ -307,6 +307,55 @@ void sroce_req_reset(struct sroce_qp *qp)
 	sroce_cc_reset(qp);
 }
 
+/*
+ * The completer's news for the requester. The requester's fields are
+ * written by req.c alone, inside the QP's run; these are the completer's
+ * ways to change them.
+ */
+
+/* A new ACK: one more packet may be in flight, up to the maximum. */
+void sroce_req_acked(struct sroce_qp *qp)
+{
+	sroce_qp_assert_run(qp);
+	qp->req.window = min(qp->req.window + 8, SROCE_WINDOW_MAX);
+}
+
+/*
+ * Send again from the oldest unacknowledged PSN at the next step. @lost:
+ * a packet was lost (a timeout, a NAK, a missing response), so fewer are
+ * in flight until ACKs come again. A peer that drops what it cannot take
+ * (a full receive ring, a full queue) would otherwise lose the same
+ * window each time it is sent again, until the retries run out. An RNR
+ * NAK loses nothing.
+ */
+void sroce_req_retry(struct sroce_qp *qp, bool lost)
+{
+	sroce_qp_assert_run(qp);
+	if (lost)
+		qp->req.window = max(qp->req.window / 2, SROCE_WINDOW_MIN);
+	qp->req.need_retry = true;
+}
+
+/*
+ * @wqe, the oldest in the send queue, completes: it no longer counts
+ * against the READs and atomics in flight, and if it completes before the
+ * requester moved past it (an error found while building it), the
+ * requester starts at the next one.
+ */
+void sroce_req_completing(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
+{
+	sroce_qp_assert_run(qp);
+	/* Counted while sent and unanswered (a rewind recounts). */
+	if ((wqe->mask & SROCE_F_RD_ATOMIC) &&
+	    wqe->state == SROCE_WQE_SENT)
+		qp->req.rd_atomic -= !!qp->req.rd_atomic;
+	if (qp->req.wqe_index == qp->sq.index) {
+		qp->req.wqe_index = sroce_queue_next(&qp->sq,
+						     qp->req.wqe_index);
+		qp->req.offset = 0;
+	}
+}
+
 static u8 sroce_req_opcode(struct sroce_send_wqe *wqe, bool first, bool last)
 {
 	u32 op = wqe->wr.opcode;
