@@ -393,7 +393,7 @@ iperf3_mbs() {
 # reach the other end in the order sent, as on a wire (a NIC's RSS keeps
 # a flow on one receive queue), even with a qdisc on the veth. A veth
 # delivers a packet into the input backlog of the CPU that hands it to
-# the veth. sroce keeps a QP's own sends in order across CPUs (net.c:
+# the veth. sroce keeps a QP's own sends in order across CPUs (xmit.c:
 # sroce_tx_order_ok()), but a qdisc (netem, say) hands packets to the veth
 # from whichever CPU dequeues them, and when one vCPU stalls, the other
 # CPU's packets pass the stalled backlog's: sequence NAKs and duplicate

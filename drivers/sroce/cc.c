@@ -31,8 +31,8 @@
 #include "sroce.h"
 #include "cc.h"
 #include "hold.h"
-#include "net.h"
 #include "trace.h"
+#include "xmit.h"
 
 static bool ecn;
 module_param(ecn, bool, 0644);

@@ -12,11 +12,11 @@
 #include "hold.h"
 #include "local.h"
 #include "mr.h"
-#include "net.h"
 #include "qp.h"
 #include "req.h"
 #include "sched.h"
 #include "trace.h"
+#include "xmit.h"
 
 /* RNR NAK timer codes (IBA Table 45), in microseconds. */
 static const u32 sroce_rnr_usecs[32] = {

@@ -60,7 +60,7 @@ enum sroce_counter {
 	SROCE_CNT_RCVD_NAK_REM_OP,
 	/* A QP stopped sending until the netdev freed its packets (txbuf.c) */
 	SROCE_CNT_TX_WAIT,
-	/* A packet waited for the QP's last CPU's backlog to deliver (net.c) */
+	/* A packet waited for the QP's last CPU's backlog to deliver (xmit.c) */
 	SROCE_CNT_TX_ORDER_WAIT,
 	/* An access to an ODP page not there yet, tried again later (odp.c) */
 	SROCE_CNT_ODP_WAIT,

@@ -26,7 +26,7 @@
  * seed below is the CRC state after the eight 0xff bytes. @iplen is
  * SROCE_IP4_HLEN or SROCE_IP6_HLEN and says which IP header @iph is.
  * sroce_icrc_head() returns the CRC state after the BTH at @ib, for the
- * rest of the packet to continue, wherever its bytes are (net.c reads a
+ * rest of the packet to continue, wherever its bytes are (recv.c reads a
  * received packet's payload from its page fragments).
  */
 #define SROCE_ICRC_SEED		0xdebb20e3
@@ -141,7 +141,7 @@ static enum sroce_parse_result sroce_parse_cnp(const struct sroce_bth *bth,
  * The transport part of a packet: @iblen bytes from the BTH at @bth to the
  * end of the pad (no ICRC). Checks the opcode and that its headers and pad
  * fit; fills @pkt, as one packet (span 1). Also what a packet looped back
- * inside the device passes (net.c), which has no IP layer to check.
+ * inside the device passes (xmit.c), which has no IP layer to check.
  */
 enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
 					struct sroce_pkt *pkt)
@@ -182,7 +182,7 @@ enum sroce_parse_result sroce_parse_bth(const u8 *ib, unsigned int iblen,
  * UDP header at @l4off, received as IPv6 if @ipv6; fill @pkt. On success
  * the transport headers, payload and pad are pkt->hdr_len + pkt->paylen +
  * pkt->pad bytes from the BTH, which is right behind the UDP header. The
- * ICRC is not looked at: see sroce_rcv_parse() in net.c.
+ * ICRC is not looked at: see sroce_rcv_parse() in recv.c.
  */
 enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
 					 unsigned int l4off, bool ipv6,
@@ -209,7 +209,7 @@ enum sroce_parse_result sroce_parse_hdrs(const u8 *nh, unsigned int len,
  * sroce_parse_hdrs(), then the ICRC: what a packet from a wire must pass,
  * all in one buffer. For user space (the fuzzer, the checker's tests); the
  * kernel does the same on an skb whose payload may be in page fragments
- * (net.c: sroce_rcv_parse()).
+ * (recv.c: sroce_rcv_parse()).
  */
 enum sroce_parse_result sroce_parse(const u8 *nh, unsigned int len,
 				    unsigned int l4off, bool ipv6,

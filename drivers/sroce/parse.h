@@ -28,10 +28,10 @@ struct sroce_pkt {
 	bool	se;
 	/*
 	 * PSNs the packet covers: 1 from a wire. A packet looped back
-	 * inside the device may carry several MTUs of a message (net.c).
+	 * inside the device may carry several MTUs of a message (xmit.c).
 	 */
 	u16	span;
-	bool	local;		/* looped back inside the device (net.c) */
+	bool	local;		/* looped back inside the device (xmit.c) */
 	bool	has_vlan;	/* received on a VLAN netdev: vlan_id is its */
 	bool	ce;		/* arrived CE-marked (cc.c) */
 	u16	vlan_id;

@@ -1,18 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * From a checked packet to its QP: the checks that need the QP (type,
- * state, addresses, P_Key), then the packet is queued for the QP's work.
- * Runs in softirq (or with BHs off for loopback); touches no user memory.
+ * Packets in: from the RoCEv2 socket's receive callback (net.c opens the
+ * socket) through the header and ICRC checks (parse.c), then the checks
+ * that need the QP (type, state, addresses, P_Key), to the QP's queue and
+ * its work. Packets looped back inside the device (xmit.c) join at
+ * sroce_rcv_checked(). Runs in softirq (or with BHs off for loopback);
+ * touches no user memory.
  */
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/module.h>
+#include <net/udp.h>
 
 #include "sroce.h"
 #include "cc.h"
 #include "counters.h"
+#include "main.h"
 #include "mcast.h"
+#include "parse.h"
 #include "qp.h"
 #include "recv.h"
+#include "sched.h"
+#include "trace.h"
 
 /* Packets queued on one QP before the receive path drops (and counts). */
 #define SROCE_QP_RX_MAX		4096
@@ -172,4 +182,198 @@ drop:
 	sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
 	kfree_skb(skb);
 	return NULL;
+}
+
+/*
+ * What is read in place of a received packet: the UDP header, the BTH and
+ * its extension headers, and a payload up to this size (an ATOMIC WRITE's
+ * 8 bytes are read there; a short copy costs less than a walk). A larger
+ * payload stays in the page fragments the NIC received it in: the ICRC
+ * and the placement (local.c: sroce_payload_walk()) read it piece by
+ * piece. Linearizing it would cost an allocation, zeroed under
+ * init_on_alloc, and a copy of every byte.
+ */
+#define SROCE_RX_PULL_PAYLOAD	64
+
+/* The largest payload of a wire packet: the largest RoCE MTU. */
+#define SROCE_MAX_WIRE_PAYLOAD	4096
+
+/*
+ * The CRC of @skb from byte @from to @to, going on from @crc. A block
+ * skb_seq_read() returns may run past @to: only @to - @from bytes count.
+ */
+static u32 sroce_crc_skb(struct sk_buff *skb, unsigned int from,
+			 unsigned int to, u32 crc)
+{
+	unsigned int n, done = 0, len = to - from;
+	struct skb_seq_state st;
+	const u8 *data;
+
+	skb_prepare_seq_read(skb, from, to, &st);
+	while (done < len && (n = skb_seq_read(done, &data, &st)) != 0) {
+		n = min(n, len - done);
+		crc = sroce_crc32(crc, data, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return crc;
+}
+
+/*
+ * sroce_parse() on @skb, skb->data at its UDP header, its payload maybe in
+ * page fragments: the headers are pulled into the linear part and checked
+ * there, then the ICRC is computed across the fragments.
+ */
+static enum sroce_parse_result sroce_rcv_parse(struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+	unsigned int l4off = skb->data - skb_network_header(skb);
+	bool v6 = skb->protocol == htons(ETH_P_IPV6);
+	unsigned int iblen, pull;
+	enum sroce_parse_result r;
+	__le32 buf, *icrc;
+	u32 crc;
+
+	if (!pskb_may_pull(skb, SROCE_UDP_HLEN + sizeof(struct sroce_bth)))
+		return SROCE_PARSE_DROP;
+	r = sroce_parse_hdrs(skb_network_header(skb), l4off + skb->len, l4off,
+			     v6, pkt);
+	if (r != SROCE_PARSE_OK)
+		return r;
+	/*
+	 * No RoCE MTU carries more, and nothing larger is read, joined or
+	 * summed: a reassembled datagram of up to 64 KiB costs no more than
+	 * its headers.
+	 */
+	if (pkt->paylen > SROCE_MAX_WIRE_PAYLOAD)
+		return SROCE_PARSE_DROP;
+	/* The walks read page fragments, not a chain of skbs: rare, joined. */
+	if (unlikely(skb_has_frag_list(skb)) && skb_linearize(skb))
+		return SROCE_PARSE_DROP;
+	iblen = pkt->hdr_len + pkt->paylen + pkt->pad;
+	pull = SROCE_UDP_HLEN + pkt->hdr_len;
+	if (pkt->paylen <= SROCE_RX_PULL_PAYLOAD)
+		pull = SROCE_UDP_HLEN + iblen;
+	if (!pskb_may_pull(skb, pull))
+		return SROCE_PARSE_DROP;
+	icrc = skb_header_pointer(skb, SROCE_UDP_HLEN + iblen, sizeof(buf),
+				  &buf);
+	if (!icrc)
+		return SROCE_PARSE_DROP;
+	crc = sroce_icrc_head(skb_network_header(skb), l4off,
+			      skb->data + SROCE_UDP_HLEN);
+	crc = sroce_crc_skb(skb, SROCE_UDP_HLEN + sizeof(struct sroce_bth),
+			    SROCE_UDP_HLEN + iblen, crc);
+	return *icrc == cpu_to_le32(~crc) ? SROCE_PARSE_OK :
+					    SROCE_PARSE_BAD_ICRC;
+}
+
+/*
+ * A packet that passed the checks, skb->data at its BTH, BHs off: count
+ * it, find its QP and queue it there, as sroce_rcv() says. Also the way
+ * in for a packet looped back inside the device (xmit.c).
+ */
+struct sroce_qp *sroce_rcv_checked(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+
+	if (trace_sroce_recv_enabled()) {
+		const struct sroce_bth *bth = (const void *)skb->data;
+		u32 dqpn = sroce_bth_qpn(bth);
+
+		trace_sroce_recv(sdev->ibdev.index, dqpn, pkt->opcode,
+				 pkt->psn, pkt->paylen, skb->data_len);
+	}
+
+	sroce_count_add(sdev, SROCE_CNT_RCVD_PKTS, pkt->span);
+	sroce_count_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
+	return sroce_qp_rcv(sdev, skb);
+}
+
+/*
+ * Receive one packet from a wire, skb->data at its UDP header, in softirq:
+ * check it, its ICRC too, find its QP and queue it there. Consumes @skb.
+ * Returns the QP it was queued on, with a reference, for the caller to
+ * schedule; NULL if dropped, or if multicast (scheduled already).
+ */
+static struct sroce_qp *sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_pkt(skb);
+
+	switch (sroce_rcv_parse(skb)) {
+	case SROCE_PARSE_OK:
+		break;
+	case SROCE_PARSE_BAD_ICRC:
+		sroce_count(sdev, SROCE_CNT_RCVD_ICRC_ERR);
+		trace_sroce_drop(sdev->ibdev.index, SROCE_CNT_RCVD_ICRC_ERR);
+		kfree_skb(skb);
+		return NULL;
+	default:
+		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
+		kfree_skb(skb);
+		return NULL;
+	}
+	if (sroce_cc_rcvd_ce(skb)) {
+		pkt->ce = true;
+		sroce_count(sdev, SROCE_CNT_NP_ECN_MARKED);
+	}
+	/* A datagram's work completion names its VLAN (resp.c). */
+	if (is_vlan_dev(skb->dev)) {
+		pkt->has_vlan = true;
+		pkt->vlan_id = vlan_dev_vlan_id(skb->dev);
+	}
+	__skb_pull(skb, SROCE_UDP_HLEN);
+	/* Drops the ICRC; fails only to unshare a cloned head (a tap). */
+	if (pskb_trim(skb, pkt->hdr_len + pkt->paylen + pkt->pad)) {
+		sroce_count_drop(sdev, SROCE_CNT_DROP_BAD_HDR);
+		kfree_skb(skb);
+		return NULL;
+	}
+	return sroce_rcv_checked(sdev, skb);
+}
+
+/* See sroce_udp_encap_recv(); off: every received packet goes to a worker. */
+static bool rx_softirq = true;
+module_param(rx_softirq, bool, 0644);
+MODULE_PARM_DESC(rx_softirq,
+		 "Run a QP in the receive softirq, not in a worker (default on)");
+
+/* The RoCEv2 socket's receive callback: skb->data at the UDP header. */
+int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev;
+	struct sroce_qp *qp;
+
+	/* Our own multicast, looped back by IP: delivered already. */
+	if (unlikely(skb->pkt_type == PACKET_LOOPBACK)) {
+		kfree_skb(skb);
+		return 0;
+	}
+	sdev = sroce_dev_get_by_netdev(skb->dev);
+	/* Tagged for a VLAN above a device's port: that device's. */
+	if (!sdev && is_vlan_dev(skb->dev))
+		sdev = sroce_dev_get_by_netdev(vlan_dev_real_dev(skb->dev));
+	if (!sdev) {
+		kfree_skb(skb);
+		return 0;
+	}
+	/*
+	 * skb->data is at the UDP header. The QP runs right here, in the
+	 * receive softirq (or its run under way looks again), as
+	 * rdma_rxe did until 6.11: no hand-off, no wake-up. A veth
+	 * delivers in the sender's softirq, so there both ends of a
+	 * connection between two namespaces run on the sender's CPU;
+	 * what such a run sends waits in that CPU's backlog, and
+	 * sroce_tx_order_ok() keeps other CPUs from passing it.
+	 */
+	qp = sroce_rcv(sdev, skb);
+	if (qp) {
+		if (READ_ONCE(rx_softirq))
+			sroce_qp_run_here(qp);
+		else
+			sroce_qp_sched(qp);
+		sroce_qp_put(qp);
+	}
+	ib_device_put(&sdev->ibdev);
+	return 0;
 }

@@ -3,10 +3,12 @@
 #define SROCE_RECV_H
 
 /*
- * From a checked packet to its QP (recv.c).
+ * Packets in: from the RoCEv2 socket to their QP (recv.c).
  */
 #include "sroce.h"
 
+int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+struct sroce_qp *sroce_rcv_checked(struct sroce_dev *sdev, struct sk_buff *skb);
 struct sroce_qp *sroce_qp_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 bool sroce_qp_deliver(struct sroce_dev *sdev, struct sroce_qp *qp,
 		      struct sk_buff *skb);

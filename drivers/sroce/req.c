@@ -16,11 +16,11 @@
 #include "hold.h"
 #include "local.h"
 #include "mr.h"
-#include "net.h"
 #include "qp.h"
 #include "req.h"
 #include "sched.h"
 #include "txbuf.h"
+#include "xmit.h"
 
 #define SROCE_ACKREQ_EVERY	64
 

@@ -19,12 +19,12 @@
 #include "hold.h"
 #include "local.h"
 #include "mr.h"
-#include "net.h"
 #include "qp.h"
 #include "resp.h"
 #include "sched.h"
 #include "txbuf.h"
 #include "trace.h"
+#include "xmit.h"
 
 /* Atomics are atomic against each other, across all devices. */
 static DEFINE_SPINLOCK(sroce_atomic_lock);

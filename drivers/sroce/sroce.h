@@ -111,7 +111,7 @@ struct sroce_av {
 	u8			sl;
 	bool			dgid_ours;	/* a GID of this device's */
 	u32			flow_label;
-	/* The source GID's netdev: the port's, or a VLAN above it (net.c) */
+	/* The source GID's netdev: the port's, or a VLAN above it (xmit.c) */
 	int			ifindex;
 	union ib_gid		dgid;
 	union {
@@ -309,16 +309,16 @@ struct sroce_qp {
 	enum ib_qp_state	state;		/* also read locklessly */
 	struct ib_qp_attr	attr;		/* what query_qp reports */
 	struct sroce_av		av;
-	/* The route to av, per CPU; used in the run, reset under ctl (net.c) */
+	/* The route to av, per CPU; used in the run, reset under ctl (xmit.c) */
 	struct dst_cache	dst_cache;
 	u16			src_port;
 	u32			mtu;		/* path MTU in bytes */
-	/* When the netdev started to drop our packets, or 0 (net.c); run */
+	/* When the netdev started to drop our packets, or 0 (xmit.c); run */
 	unsigned long		xmit_drop_since;
 	/* Congestion notification and rate (cc.c); run, but cnp_pending */
 	struct sroce_cc		cc;
 	/*
-	 * Where the last wire packet left from (net.c: sroce_tx_order_ok()):
+	 * Where the last wire packet left from (xmit.c: sroce_tx_order_ok()):
 	 * the CPU, or -1, that CPU's input backlog tail after it, and when;
 	 * and the CPU whose transmit queue XPS gives the QP's packets. Run.
 	 */
@@ -333,7 +333,7 @@ struct sroce_qp {
 	bool			dying;
 	/*
 	 * A packet our run took from this device's loopback and is done
-	 * with, kept for the next one it builds (net.c, sroce_skb_done()).
+	 * with, kept for the next one it builds (xmit.c, sroce_skb_done()).
 	 */
 	struct sk_buff		*spare;
 	struct sroce_txbuf	txbuf;		/* wire packet buffers (txbuf.c) */

@@ -59,7 +59,7 @@ TRACE_EVENT(sroce_send,
 /*
  * No QPN: not known yet (the BTH's dqpn picks the QP). len: the payload;
  * paged: the bytes of the packet left in page fragments, not copied into
- * the linear part (net.c: only the headers are).
+ * the linear part (recv.c: only the headers are).
  */
 TRACE_EVENT(sroce_recv,
 	TP_PROTO(u32 dev, u32 dqpn, u8 opcode, u32 psn, u32 len, u32 paged),

@@ -121,7 +121,7 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 
 	/*
 	 * The packets leave through the GID's netdev: a VLAN's GID sends
-	 * tagged on that VLAN, as a RoCE NIC does (net.c routes by it).
+	 * tagged on that VLAN, as a RoCE NIC does (xmit.c routes by it).
 	 */
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);

@@ -47,7 +47,7 @@ brief_drop 4 send_err_qdisc "egress drop" "drop ha va egress" "undrop ha va egre
 
 log "sender's egress drops for good, from the first packet"
 # Nothing is outstanding, so no ACK timer runs: only the bound on sending
-# again into the drop (net.c) makes these packets lost, and the QPs' retry
+# again into the drop (xmit.c) makes these packets lost, and the QPs' retry
 # budget end them.
 q0=$(cnt sroce_a send_err_qdisc)
 x0=$(cnt sroce_a retry_exceeded_err)

@@ -4,7 +4,7 @@
 # 64 KiB messages): no request goes out twice, and the counters of the two
 # sides agree packet for packet. The veth as it comes, without RPS: it
 # delivers each packet into the input backlog of the CPU that sent it, and
-# sroce keeps a QP's packets in order across CPUs itself (net.c:
+# sroce keeps a QP's packets in order across CPUs itself (xmit.c:
 # sroce_tx_order_ok(), counted in tx_order_wait), so no sequence error.
 #
 # The local ACK timeout is 1 s (-u 18), not perftest's 67 ms (14): the

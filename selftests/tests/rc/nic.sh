@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Two devices on the two virtio-net NICs that vm.sh puts on a QEMU hub of
 # their own, each NIC in a namespace of its own: every packet crosses a
-# real NIC driver, and its receive softirq runs the QP (net.c: a netdev
+# real NIC driver, and its receive softirq runs the QP (recv.c: a netdev
 # with a parent device), where a veth hands it to the QP's worker. The
 # random SEND/WRITE/WRITE_IMM/READ/atomics of rc/integrity, 1 B to 4 MiB,
 # every byte compared (100 of them), then ib_read_bw of 4 MiB; no send error, no bad
