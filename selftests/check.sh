@@ -23,11 +23,11 @@
 # on one bridge (selftests/vmn.sh), each with its --drivers entry.
 #
 # By default 6.1 (Debian bookworm) runs the whole suite; 6.12 and 7.2, which
-# selftests/kernels.sh fetches, run the tests in $OTHER_TESTS, a subset that
-# exercises every compat probe, and the debug kernel (KASAN, lockdep,
-# kmemleak...) those in $DEBUG_TESTS, all but the load tests, to keep the
-# four kernels within the CI's time. An explicit --tests applies to every
-# kernel; a kernel run alone (make check KVER=...) runs the whole suite.
+# selftests/kernels.sh fetches, and the debug kernel (KASAN, lockdep,
+# kmemleak...) run the tests whose "# kernels:" line names them, and those
+# with no such line (selftests/init: "lane=KVER"). An explicit --tests
+# applies to every kernel; a kernel run alone (make check KVER=...) runs
+# the whole suite.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,51 +67,6 @@ if [ -n "$tests" ]; then
 	done
 	[ -n "$tests" ] || [ "$two_host" = 1 ] || tests=none
 fi
-# 7.2 and 6.12: the tests that exercise every compat probe and the
-# kernel's own paths (devices, verbs, rdma-core's suite, CM, NVMe, the
-# netdevs under a device), not the fuzzers and races of verbs/ nor
-# transport/pingpongs, whose paths no kernel version changes and which 6.1
-# and the debug kernel run, nor, for the CI's time, device/gid_types and
-# net/offload, which 6.1 runs. net/bond not on 7.2: there under TCG a
-# bond's failover met an "Oops: int3" in bond_start_xmit (code patched
-# live, Documentation/testing.md). 6.12 runs the bond, VLAN and offload
-# tests of net/, so that every net/ test runs on 6.1 and a newer kernel,
-# and not the user-ring escape test, which 6.1 and 7.2 run.
-OTHER_TESTS=${OTHER_TESTS:-device/!(gid_types),net/!(bond|offload|ecn),verbs/!(fuzz|races|churn),transport/!(pingpongs),rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
-TESTS_6_12=${TESTS_6_12:-device/!(gid_types|ring_escape),net/@(bond|offload|vlan|vlan_rxe),verbs/!(fuzz|races|churn),transport/!(pingpongs),rdmacore/*,rc/pingpong,rc/integrity,rc/integrity_loop,rc/nic,rc/errors,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
-# The debug kernel beside the others: everything but the load tests, whose
-# bulk traffic (perftest over all sizes, 1,000 x 64 KiB, 320 MiB of READs)
-# takes tens of minutes under KASAN and TCG and finds nothing the others do
-# not, and but the crafted-packet tests that stop at the header checks
-# (parse.c, which the host's fuzz-parse runs under ASan and UBSan) or at a
-# NAK: those that make the responder replay saved state, place data at
-# the edge of an MR, or the completer take an unasked response stay. About
-# 50 s each here. Nor device/gid_types (two minutes of IPv6 address
-# set-up, GID table logic the other kernels test) and wire/read_nak_gap
-# (a NAK for a READ response gap: no state replayed, wire/dup_read places
-# the same responses), which took the CI past 80 minutes. "make check
-# KVER=debug" runs the whole suite. Not rc/nic either: under KASAN its
-# random traffic passes, but in its ib_read_bw the reading NIC falls so far
-# behind that QEMU's hub, which has no flow control, loses 45 % of the READ
-# responses (measured: 261,088 frames at the hub, 144,309 received), every
-# loss resends the rest of a 4 MiB READ, and it runs out of its 200 s
-# (three runs, 270 s each, no kernel report in any).
-#
-# For the CI's time (its VM is the longest), the debug kernel also leaves out
-# the crafted-packet tests but wire/dup_read (a READ replayed from saved
-# state) and wire/reorder (the hold: packets kept across runs and timers),
-# and transport/events and cm/mckey_local (async events and multicast
-# joins: RDMA core paths more than sroce's, which the other kernels run).
-# Nor device/ring_escape: its 1,000 QPs and memory pressure take
-# minutes under KASAN, which does not watch user accesses to
-# pages anyway. Nor net/: its tests take about 9 minutes there, and the
-# kernel lacks what half of them put on the path (bonds, macvlan, VXLAN,
-# tc filters, netfilter, BPF); they run on 6.1, 6.12 and 7.2.
-# net/ecn (ECN marks and CNPs, 30 s: no kernel API in it that changed
-# since 6.1) runs on 6.1 alone.
-DEBUG_WIRE=wire/dup_read,wire/reorder
-DEBUG_TESTS=${DEBUG_TESTS:-device/!(gid_types|ring_escape),verbs/*,$DEBUG_WIRE,transport/ud,transport/xsrq,rc/errors,rc/fail_random,rc/hostile,rc/integrity,rc/integrity_loop,rc/memwin,rc/tx_queue,cm/rping,kernel/nvme_rdma}
-
 build=$top/build
 mkdir -p "$build"
 progs_dir=$build/progs	# the test programs (build_progs)
@@ -618,16 +573,11 @@ module_checks() {
 	host_test sparse t_sparse
 }
 
-# kernel_globs KVER LEAD: the tests of a kernel's VM
+# kernel_globs KVER LEAD: the tests of a kernel's VM: every test on the
+# first kernel, on the others those their "# kernels:" lines give them
 kernel_globs() {
-	local g=$OTHER_TESTS
-	if [ "$2" = 1 ]; then
-		g='*'
-	elif [ "$1" = debug ]; then
-		g=$DEBUG_TESTS
-	elif [ "$1" = 6.12 ]; then
-		g=$TESTS_6_12
-	fi
+	local g="lane=$1"
+	[ "$2" = 1 ] && g='*'
 	echo "${tests:-$g}"
 }
 

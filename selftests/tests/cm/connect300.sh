@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # 300 back-to-back rdma_cm connections from ha to hb, each a fresh rping
 # client (resolve, connect, one RDMA READ/WRITE ping with data validation,
 # disconnect) against ONE persistent rping server (-P) that listens once,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # mckey: UD multicast through rdma_cm (join, attach, send to the group,
 # receive on the attached QP) between two hosts. IPv4 only: the 6.1 RDMA CM
 # refuses IPv6 multicast joins on RoCEv2 ports (ENOTSUPP, errno 524).

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Multicast with the sender and a receiver on one device, as RoCE hardware
 # and rdma_rxe deliver it: mckey receivers on sroce_b and on sroce_a, the
 # sender on sroce_b. Both receivers get every datagram; sroce_b takes each

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # perftest over rdma_cm (-R) for every RC test, with completion events
 # (-e) for every test perftest offers them on (not WRITE), and the UD and UC
 # send tests; both sides must exit 0. IPv4 only: perftest 4.5's rdma_cm

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # rdmacm-utils over sroce between two hosts, IPv4 and IPv6: ucmatose (RC
 # connections and data), udaddy (UD through rdma_cm), rstream and riostream
 # (rsockets, data verified).

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
+# (two minutes of IPv6 address set-up: GID table logic no kernel changes)
 # The core fills the GID table from the netdev's addresses; every GID is
 # RoCE v2, and new addresses show up.
 . /tests/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 #
 # The harness itself: lib.sh helpers, the two-namespace topology, and the
 # user space shipped in the image.

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 7.2
+# (not debug: that kernel lacks what half of net/ puts on the path)
 # The netdev changes under RC traffic (rc_data integrity between two hosts,
 # every byte compared):
 #   - the link goes down and up again within the retry budget: every QP

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
+# (no kernel API in it changed since 6.1)
 # ECN (RFC 3168) and DCQCN through a bottleneck that marks: tbf at
 # 100 Mbit/s on sroce_a's port (va), under it fq_codel marking every
 # ECN-capable packet that waited over 1 ms (ce_threshold), RC traffic

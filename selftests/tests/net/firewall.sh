@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 7.2
+# (not debug: that kernel lacks what half of net/ puts on the path)
 # A firewall (nftables) on the hosts, under RC traffic by IPv4 and IPv6 GID
 # (rc_data integrity, every byte compared):
 #   - a rule dropping RoCEv2 (UDP port 4791) on the sender's output for a

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 6.12
 # The offloads of the netdev beneath (ethtool -K on both ends of the veth):
 # GRO, with UDP GRO forwarding and fraglist GRO; GSO, TSO and UDP
 # segmentation; scatter-gather; transmit and receive checksumming. With

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 7.2
+# (not debug: that kernel lacks what half of net/ puts on the path)
 # tc filters on the port that drop RoCEv2 (UDP port 4791) under RC traffic
 # (rc_data integrity, every byte compared):
 #   - on the receiver's ingress for a moment: the requesters retransmit,

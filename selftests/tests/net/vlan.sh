@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 6.12 7.2
+# (not debug: that kernel lacks what half of net/ puts on the path)
 # VLANs both ways, as RoCE NICs do them, on two hosts (namespaces) joined
 # by a veth, every RoCE frame on the wire counted by VLAN and 802.1p
 # priority (vlan_cap, a packet socket on hb's port):

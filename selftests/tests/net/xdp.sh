@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 7.2
+# (not debug: that kernel lacks what half of net/ puts on the path)
 # XDP programs on the port (xdp_attach), under RC traffic by IPv4 and IPv6
 # GID (rc_data integrity, every byte compared):
 #   - one that passes every frame, on both ends, native (a veth then

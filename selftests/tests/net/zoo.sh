@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 7.2
+# (not debug: that kernel lacks what half of net/ puts on the path)
 # A device on each netdev a host puts RoCE on, between two hosts
 # (namespaces) joined by a veth: a bridge with the port enslaved, macvlan,
 # ipvlan L2 and L3, VXLAN and Geneve over the veth's addresses, and the bare

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Under full load on the lossless veth (ib_write_bw and ib_send_bw with
 # 64 KiB messages): no request goes out twice, and the counters of the two
 # sides agree packet for packet. The veth as it comes, without RPS: it

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A QP whose packets a qdisc holds (tbf at 1 kbit/s on the sender's
 # netdev: a 1 KiB packet every 8 s) is destroyed at once: the process that
 # owns it is killed in the middle of an ibv_rc_pingpong stream and its QP

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 debug
 # Failures injected into sroce's own allocations (its fault injection
 # points, drivers/sroce/fault.h) while users run:
 # - every 10th packet allocation fails while

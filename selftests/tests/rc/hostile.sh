@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 debug
 # A process writes garbage into its own rings and rings the doorbell: bad
 # send WQEs, a send producer index moved backwards under a WQE in flight,
 # malformed receive and SRQ WQEs (num_sge past the limit, SGE lengths past

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Two QPs on the same device talk to each other (the packets never leave
 # the device): ibv_rc_pingpong with validation, and ib_write_bw/ib_read_bw.
 . /tests/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A lossy, reordering link (netem on both veth ends): the random RC traffic
 # of rc/integrity still arrives intact, through retransmission.
 . /tests/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # perftest RC: send/write/read/atomic, bandwidth and latency, over all
 # sizes with short iteration counts, with the ibv_wr_* API (perftest's
 # default) and with --use_old_post_send; both sides must exit 0.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 6.12 7.2
 # ibv_rc_pingpong between two hosts, buffers validated, at 1 B, 4 KiB and
 # 1 MiB, over IPv4 and IPv6 GIDs.
 . /tests/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Large RDMA READs between two hosts: the responder sends its responses a
 # budget at a time, and the requester takes them all: nothing is dropped,
 # nothing is asked twice, the data arrives whole.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 6.12 7.2
 # timeout: 2400
 # rdma-core's own test suite, the one its maintainers qualify providers
 # with: tests/ of the installed python3-pyverbs (mkinitramfs.sh puts it in

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 6.12 7.2
 # Asynchronous events reach the process: COMM_EST, QP_FATAL,
 # QP_ACCESS_ERR, CQ_ERR, SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED.
 . /tests/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # ibv_uc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong between two hosts,
 # buffers validated, each polling and with completion events (-e), over
 # IPv4 and IPv6 GIDs.

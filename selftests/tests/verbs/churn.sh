@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 debug
 # 10,000 objects of mixed kinds created and destroyed leave nothing behind,
 # and the module unloads.
 . /tests/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 debug
 # The verbs fuzzer (progs/verbs_fuzz.c): random sequences of verbs with
 # random attributes from 4 threads, random bytes in the send rings and
 # doorbells, 6 rounds, every other one ended by SIGKILL. 40 s with seed 1

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 debug
 # Verbs raced from two threads, each race looped for a bounded time:
 # dereg_mr against BIND_MW (never a window on a freed MR); two resizes of
 # one CQ or SRQ with one response buffer faulting (EFAULT for that one, no

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # RC asks for an ACK only where it needs one (req.c, sroce_req_ackreq()).
 # In a stream (a message starts while one that asked is unanswered; here
 # A's packets wait 50 ms in netem) unsignaled WRITEs go out without

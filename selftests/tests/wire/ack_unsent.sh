@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # ACKs for PSNs never sent (ahead of the request PSN, and half the PSN
 # space away) while a WRITE is outstanding (everything sroce_a sends is
 # lost, netem): ignored, the WRITE is not completed by them. Once the link

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Atomic opcodes exist on RC only: CMP_SWAP and FETCH_ADD with the UC
 # (0x33, 0x34) or UD (0x73, 0x74) class bits are dropped and counted in
 # rcvd_dropped, change nothing and are not answered, to an RC and to a UC

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Destination QPNs that no RC packet may reach: QPN 0 (the SMI QP, which
 # RoCE does not have), QPN 1 (the GSI QP, UD only) and QPN 0xFFFFFF
 # (multicast, UD only) with an RC opcode. Each packet is dropped and

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Duplicate atomics are never executed twice: after a FETCH_ADD of 5, a
 # duplicate with the same PSN is answered by at most one atomic ACK (the
 # saved original value) and the target stays at 5; five more duplicates,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 debug
 # Duplicate READ requests do not amplify (F4): after a 4-packet READ, a
 # duplicate with the same PSN and RETH is answered with at most as many
 # packets as the original; duplicates whose RETH differs from the saved

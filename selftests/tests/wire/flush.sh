@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # RDMA FLUSH (IBA 1.5, opcode 0x1c: BTH, FETH, RETH), crafted, to an RC
 # QP of sroce_b. Where the kernel knows the FLUSH access bits (6.2 on),
 # the device advertises global visibility (capability bit 38) and not

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A ghost NAK (F9): while a WRITE is outstanding at PSN 1001 (everything
 # sroce_a sends is lost, netem), NAKs (remote access, invalid request,
 # remote operational error, PSN sequence) for PSN 1000, whose WRITE was

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # The reorder hold (hold.c) against a blind injector, who must guess a
 # QP's PSN: a packet ahead of a gap is held only within reorder_max_pkts
 # PSNs, and a held packet that another, different one at its PSN

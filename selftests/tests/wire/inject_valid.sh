@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # roce_inject makes packets sroce takes: an RDMA WRITE crafted on IPv4 and
 # on IPv6 lands in sroce_b's memory and is acknowledged; the same packet
 # with a wrong ICRC is dropped and counted in rcvd_icrc_err.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # An IP-fragmented RoCEv2 datagram (a 512-byte WRITE in 128-byte IPv4
 # fragments, sent last first) is reassembled by the stack and then handled
 # like any packet: the data lands and sroce_b acknowledges it. One whose

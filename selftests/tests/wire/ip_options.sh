@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # RoCEv2 has no IPv4 options: an RDMA WRITE behind 4, 20 (F14: as long as
 # an IPv6 header) or 40 bytes of options is dropped and counted in
 # rcvd_dropped, and writes nothing; the same WRITE without options lands.

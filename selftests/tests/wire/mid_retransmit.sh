@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A requester that rewinds into the middle of a multi-packet RDMA WRITE (as
 # rdma_rxe does after a timeout: IBA lets it resend from any unacknowledged
 # PSN) is answered as a continuation: the duplicate MIDDLE packets are not

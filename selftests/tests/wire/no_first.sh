@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A MIDDLE or LAST packet with no FIRST before it. RC (IBA 9.7.5.1.1): a
 # NAK "invalid request" for its PSN (sent_nak_inv_req), and the responder
 # QP goes to the error state. UC: silently dropped (no packet back, the QP stays in RTS, no

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # READ responses (ONLY, FIRST, MIDDLE, LAST) and atomic ACKs that answer
 # nothing (sroce_a has no request outstanding), at a PSN already used and
 # at one never sent, are ignored: received (rcvd_pkts), not dropped as

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A pad count larger than the bytes behind the headers (a SEND with 2
 # payload bytes and PadCnt 3, a WRITE with none and PadCnt 1, an ACK with
 # PadCnt 2) is dropped and counted in rcvd_dropped: no receive completes,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A NAK (PSN sequence error) for a PSN after a READ whose responses have
 # not all arrived does not complete past that READ: the requester asks
 # again from the first response missing, with the RETH of the remaining

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # The device's max_msg_sz is 1 GiB: at a 256-byte MTU a message then spans
 # at most 2^22 PSNs, which 24-bit serial arithmetic orders (at 2 GiB a
 # READ spans 2^23 and never completes). A READ request of 1 GiB + 1 and

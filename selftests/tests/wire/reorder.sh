@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 debug
 # Packets of one QP reordered on the way (two transmit queues, two CPUs'
 # input backlogs) are held back until the gap fills (hold.c), not taken
 # for a loss:

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A late ACK that completes the WRITE a timeout resend is in, and covers
 # part of the next WRITE too (sent in part before the timeout): sroce_a
 # goes on with that next WRITE where the ACK points, as a MIDDLE packet,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Packets that arrive in page fragments. roce_inject --paged leaves only the
 # IP and UDP headers in the skb's linear part, as a NIC that receives into
 # pages (virtio-net's mergeable buffers) leaves the payload. sroce pulls the

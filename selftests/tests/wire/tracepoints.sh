@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # The sroce: tracepoints, read through tracefs: the state changes of a new
 # RC pair; a WRITE and its ACK on both sides (sroce_send and sroce_recv,
 # QPNs, opcodes, PSNs); a crafted packet for no QP (sroce_drop, its cause

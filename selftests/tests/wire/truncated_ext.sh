@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Packets whose extension headers are cut short: a WRITE and a READ request
 # with part of a RETH, atomics with part of an AtomicETH (to sroce_b), an
 # ACK with part of an AETH, a READ response without its AETH and an atomic

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A BTH transport header version other than 0 is dropped and counted in
 # rcvd_dropped, with no effect and no answer; with TVer 0 the same WRITE
 # lands.

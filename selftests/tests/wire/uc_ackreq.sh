@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # UC has no acknowledgements (F10): a UC SEND and a UC WRITE with AckReq
 # set are executed (the receive completes, the data lands) and nothing is
 # sent back.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A UDP length that disagrees with the IP length. Shorter (a valid RoCEv2
 # packet with 4 or 8 bytes behind it in the IP datagram; a UDP length of
 # 8): dropped by sroce and counted in rcvd_dropped. Longer: dropped by the

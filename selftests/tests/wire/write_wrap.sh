@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # A WRITE or READ whose va + length wraps past 2^64 (with a valid R_Key)
 # gets a NAK "remote access error" and puts the responder QP in the error
 # state; nothing is written or read out.
