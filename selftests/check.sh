@@ -145,11 +145,14 @@ t_checkpatch() {
 
 # The test programs, built against the distribution's libibverbs.
 build_progs() {
-	local src out
+	local src out files
 	mkdir -p "$progs_dir"
-	for src in selftests/progs/*.c; do
+	# one program per file, and one per directory of files (rc_data/)
+	for src in selftests/progs/*.c selftests/progs/*/; do
 		out=$progs_dir/$(basename "$src" .c)
-		gcc -Wall -Wextra -Werror -O2 -o "$out" "$src" -libverbs -lrdmacm -lpthread ||
+		files=("$src")
+		[ ! -d "$src" ] || files=("$src"*.c)
+		gcc -Wall -Wextra -Werror -O2 -o "$out" "${files[@]}" -libverbs -lrdmacm -lpthread ||
 			return 1
 	done
 }

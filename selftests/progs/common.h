@@ -14,7 +14,15 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+/*
+ * The checks' counts: one per program; a program of several files defines
+ * TAP_SHARED_COUNTS and the counts in one of them.
+ */
+#ifdef TAP_SHARED_COUNTS
+extern int ntests, nfail;
+#else
 static int ntests, nfail;
+#endif
 
 /* One TAP line; a failure is counted for the exit status. Returns @ok. */
 static int __attribute__((format(printf, 2, 3), unused))
@@ -42,7 +50,7 @@ static double __attribute__((unused)) now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static struct ibv_context *open_dev(const char *name)
+static __attribute__((unused)) struct ibv_context *open_dev(const char *name)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_context *c = NULL;

@@ -47,7 +47,7 @@ new_rings(const char *before, void **big, void **small)
 		*small = (void *)next;
 }
 
-static void * __attribute__((unused)) new_sq_ring(const char *before)
+static __attribute__((unused)) void *new_sq_ring(const char *before)
 {
 	void *sq;
 
@@ -77,7 +77,7 @@ static int __attribute__((unused)) doorbell(struct ibv_qp *qp)
  * kernel. The provider keeps its producer index in the ring's header only,
  * so verbs may post before and after.
  */
-static struct sroce_send_wqe * __attribute__((unused))
+static __attribute__((unused)) struct sroce_send_wqe *
 ring_slot(struct sroce_queue_buf *sq)
 {
 	uint32_t p = __atomic_load_n(&sq->producer_index, __ATOMIC_ACQUIRE);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Random SEND/WRITE/WRITE_IMM/READ/atomics, 1 B to 4 MiB, several SGEs,
-# 4 QPs at once, every byte compared (selftests/progs/rc_data.c).
+# 4 QPs at once, every byte compared (selftests/progs/rc_data/integrity.c).
 . /tests/lib.sh
 
 rdma_pair

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# UD between two hosts (selftests/progs/rc_data.c "ud"): 0 B to the MTU,
+# UD between two hosts (selftests/progs/rc_data/ud.c "ud"): 0 B to the MTU,
 # compared byte for byte behind the 40-byte GRH; a send larger than the MTU
 # completes successfully without emitting a packet (IBA C10-93.1.1, as
 # rdma_rxe does); a wrong Q_Key is dropped at the receiver; the QPs carry on.

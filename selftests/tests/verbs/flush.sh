@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # RDMA FLUSH (IBA 1.5) as the requester, one device to the other
-# (selftests/progs/rc_data.c, flush_ops): librxe 44 has no verb for it, so
+# (selftests/progs/rc_data/flush.c): librxe 44 has no verb for it, so
 # the WQE is written into the send ring as a newer provider would. Where
 # the kernel knows the FLUSH access bits (6.2 on), FLUSHes of a range, of
 # the whole MR and of no bytes complete as IB_UVERBS_WC_FLUSH, and the
