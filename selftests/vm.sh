@@ -68,28 +68,19 @@ TAP=$LOGDIR/results.tap
 rm -f "$CONSOLE" "$TAP" "$LOGDIR/qemu.log"
 : >"$TAP"
 
-. "$REPO/selftests/splat.lib"
+. "$REPO/selftests/vm.lib"
 
-CMDLINE="console=ttyS0 panic=-1 loglevel=5 printk.time=1 log_buf_len=4M rdinit=/init"
-# PCI interrupts from the BIOS's routing table, not ACPI: evaluating the
-# i440FX _PRT (an AML loop) to probe the virtio NIC takes over 30 s under
-# TCG on the debug kernel (AE_AML_LOOP_TIMEOUT and a soft lockup).
-CMDLINE+=" acpi=noirq"
-CMDLINE+=" net.ifnames=0 sroce_harness.mode=$MODE sroce_harness.tests=$TESTS"
+CMDLINE="$VM_CMDLINE sroce_harness.mode=$MODE sroce_harness.tests=$TESTS"
 [[ -n $TEST_TIMEOUT ]] && CMDLINE+=" sroce_harness.timeout=$TEST_TIMEOUT"
 [[ -n $APPEND ]] && CMDLINE+=" $APPEND"
 
+vm_qemu "$LOGDIR" "$SMP" none "$CMDLINE"
+# A second virtio-net NIC on eth0's hub: two real NIC drivers (no
+# rtnl_link_ops, so a dying namespace hands one back to init_net) whose
+# packets reach each other and nothing else (rc/nic: the receive softirq
+# of a NIC runs the QP).
 # shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
-QEMU_CMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$SMP" -m "$MEM"
-	-nodefaults -display none -no-reboot -monitor none
-	-kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
-	-serial "file:$CONSOLE" -serial "file:$TAP"
-	# Two virtio-net NICs on a hub of their own: real NIC drivers (no
-	# rtnl_link_ops, so a dying namespace hands one back to init_net)
-	# whose packets reach each other and nothing else (rc/nic: the
-	# receive softirq of a NIC runs the QP).
-	-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0
-	-netdev hubport,id=nic1,hubid=0 -device virtio-net-pci,netdev=nic1)
+QEMU_CMD=("${VM_QCMD[@]}" -netdev hubport,id=nic1,hubid=0 -device virtio-net-pci,netdev=nic1)
 # NIC_PCAP=1: what each of the two NICs sends and receives, as QEMU passes it
 # (LOGDIR/nic0.pcap, nic1.pcap; selftests/roce_pcap.py reads them).
 [[ ${NIC_PCAP:-0} = 1 ]] && for n in nic0 nic1; do
@@ -101,17 +92,11 @@ echo "vm.sh: $(basename "$KERNEL"), mode=$MODE tests=$TESTS, timeout ${TOTAL}s; 
 START=$(date +%s)
 timeout -k 10 "$TOTAL" "${QEMU_CMD[@]}" </dev/null >"$LOGDIR/qemu.log" 2>&1 &
 QPID=$!
-TPID=""
-# shellcheck disable=SC2317  # called from the EXIT trap
-stop() {
-	kill "$QPID" 2>/dev/null || true
-	[[ -z $TPID ]] || kill "$TPID" 2>/dev/null || true
-}
-trap stop EXIT
-trap 'exit 130' INT TERM
+VM_PIDS+=("$QPID")
 # live progress
 tail -n +1 -s 0.5 -F --pid="$QPID" "$TAP" 2>/dev/null | tr -d '\r' &
 TPID=$!
+VM_PIDS+=("$TPID")
 QRC=0
 wait "$QPID" || QRC=$?
 wait "$TPID" 2>/dev/null || true

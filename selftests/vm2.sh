@@ -124,27 +124,18 @@ EOF
 read -r PORT_A PORT_B < <(free_udp_pair)
 [[ -n ${PORT_B:-} ]] || die "no free UDP port pair on 127.0.0.1"
 
-. "$REPO/selftests/splat.lib"
-. "$REPO/selftests/nic.lib"
+. "$REPO/selftests/vm.lib"
 
 # qemu_cmd ROLE DRIVER PEER LOCALPORT REMOTEPORT MAC: into QCMD
 qemu_cmd() {
 	local role=$1 drv=$2 peer=$3 lport=$4 rport=$5 mac=$6 d=$LOGDIR/$1 cmdline
-	cmdline="console=ttyS0 panic=-1 loglevel=5 printk.time=1 log_buf_len=4M rdinit=/init"
-	cmdline+=" acpi=noirq net.ifnames=0"	# see vm.sh
-	cmdline+=" sroce_harness.mode=check sroce_harness.tests=$TESTS"
+	cmdline="$VM_CMDLINE sroce_harness.mode=check sroce_harness.tests=$TESTS"
 	cmdline+=" sroce_harness.timeout=$TEST_TIMEOUT"
 	cmdline+=" sroce_harness.role=$role sroce_harness.driver=$drv sroce_harness.peer=$peer"
 	cmdline+=" sroce_harness.mtu=$MTU sroce_harness.segmac=$mac"
 	[[ -n $APPEND ]] && cmdline+=" $APPEND"
-	# shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
-	QCMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$(nic_smp "$SMP")" -m "$MEM"
-		-nodefaults -display none -no-reboot -monitor "$(nic_monitor "$d")"
-		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
-		-serial "file:$d/console.log" -serial "file:$d/results.tap"
-		# eth0 as in vm.sh: a NIC whose packets go nowhere
-		-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0
-		-device "virtio-net-pci,netdev=seg,mac=$mac")
+	vm_qemu "$d" "$(nic_smp "$SMP")" "$(nic_monitor "$d")" "$cmdline"
+	QCMD=("${VM_QCMD[@]}" -device "virtio-net-pci,netdev=seg,mac=$mac")
 	# each side's: where a frame went missing shows
 	((CAPTURE)) && QCMD+=(-object "filter-dump,id=dump,netdev=seg,file=$LOGDIR/$role.pcap,maxlen=$SNAPLEN")
 	if [[ $LINK == dgram ]]; then
@@ -162,20 +153,12 @@ qemu_cmd() {
 echo "vm2.sh: $(basename "$KERNEL"), a=$DRV_A b=$DRV_B mtu=$MTU tests=$TESTS," \
 	"timeout ${TOTAL}s; logs in $LOGDIR"
 START=$(date +%s)
-PIDS=()
-# shellcheck disable=SC2317  # called from the EXIT trap
-stop() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-}
-trap stop EXIT
-trap 'exit 130' INT TERM
 
 qemu_cmd a "$DRV_A" "$DRV_B" "$PORT_A" "$PORT_B" 52:54:00:00:02:0a
 : >"$LOGDIR/a/results.tap"
 timeout -k 10 "$TOTAL" "${QCMD[@]}" </dev/null >"$LOGDIR/a/qemu.log" 2>&1 &
 QA=$!
-PIDS+=("$QA")
+VM_PIDS+=("$QA")
 if [[ $LINK == stream ]]; then
 	# B connects once: wait (bounded) for A's listening socket
 	for ((i = 0; i < 100; i++)); do
@@ -198,7 +181,7 @@ qemu_cmd b "$DRV_B" "$DRV_A" "$PORT_B" "$PORT_A" 52:54:00:00:02:0b
 : >"$LOGDIR/b/results.tap"
 timeout -k 10 "$TOTAL" "${QCMD[@]}" </dev/null >"$LOGDIR/b/qemu.log" 2>&1 &
 QB=$!
-PIDS+=("$QB")
+VM_PIDS+=("$QB")
 
 # live progress, each line with its VM's prefix
 for r in a b; do
@@ -206,7 +189,7 @@ for r in a b; do
 	[[ $r == b ]] && q=$QB
 	tail -n +1 -s 0.5 -F --pid="$q" "$LOGDIR/$r/results.tap" 2>/dev/null |
 		sed -u "s#\r##; s#^#$r/#" &
-	PIDS+=("$!")
+	VM_PIDS+=("$!")
 done
 # Both VMs end their runs at about the same time: the tests are paired.
 # When one is gone (its QEMU exited: done, or its kernel panicked, which
@@ -215,10 +198,8 @@ done
 # seconds to end too, and is then stopped: its tests would otherwise wait
 # for a peer that is gone until the per-test timeout. Bounded by TOTAL.
 PEER_GRACE=${PEER_GRACE:-300}
-DEAD_RE='Kernel panic - not syncing|PANIC: double fault'
 vm_up() {
-	kill -0 "$1" 2>/dev/null &&
-		! tr -d '\r' 2>/dev/null <"$LOGDIR/$2/console.log" | grep -qE "$DEAD_RE"
+	kill -0 "$1" 2>/dev/null && ! vm_dead "$LOGDIR/$2"
 }
 # A guest whose transmit queue stopped (nic.lib) ends the run at once.
 STALLED=0

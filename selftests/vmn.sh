@@ -87,8 +87,7 @@ while ((${#DRV[@]} < NODES)); do DRV+=("${DRV[-1]}"); done
 DRV=("${DRV[@]:0:NODES}")
 DRIVERS=$(IFS=,; echo "${DRV[*]}")
 
-. "$REPO/selftests/splat.lib"
-. "$REPO/selftests/nic.lib"
+. "$REPO/selftests/vm.lib"
 
 ip link set lo up
 ip link add br0 type bridge forward_delay 0 stp_state 0
@@ -105,22 +104,17 @@ ip link set br0 mtu "$MTU"
 qemu_cmd() {
 	local k=$1 d=$LOGDIR/$1 mac cmdline
 	mac=$(printf '52:54:00:00:03:%02x' "$k")
-	cmdline="console=ttyS0 panic=-1 loglevel=5 printk.time=1 log_buf_len=4M rdinit=/init"
-	cmdline+=" acpi=noirq net.ifnames=0"	# see vm.sh
-	cmdline+=" sroce_harness.mode=check sroce_harness.tests=$TESTS"
+	cmdline="$VM_CMDLINE sroce_harness.mode=check sroce_harness.tests=$TESTS"
 	cmdline+=" sroce_harness.timeout=$TEST_TIMEOUT"
 	cmdline+=" sroce_harness.role=$k sroce_harness.nodes=$NODES"
 	cmdline+=" sroce_harness.driver=${DRV[k - 1]} sroce_harness.drivers=$DRIVERS"
 	cmdline+=" sroce_harness.mtu=$MTU sroce_harness.segmac=$mac"
 	[[ -n $APPEND ]] && cmdline+=" $APPEND"
+	vm_qemu "$d" "$(nic_smp 1)" "$(nic_monitor "$d")" "$cmdline"
+	# no virtio-net header: no offloads, as on vm2.sh's socket netdevs,
+	# and plain Ethernet frames in the capture
 	# shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
-	QCMD=("$QEMU" -accel "tcg,thread=multi" -cpu max -smp "$(nic_smp 1)" -m "$MEM"
-		-nodefaults -display none -no-reboot -monitor "$(nic_monitor "$d")"
-		-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
-		-serial "file:$d/console.log" -serial "file:$d/results.tap"
-		-netdev hubport,id=nic0,hubid=0 -device virtio-net-pci,netdev=nic0
-		# no virtio-net header: no offloads, as on vm2.sh's socket
-		# netdevs, and plain Ethernet frames in the capture
+	QCMD=("${VM_QCMD[@]}"
 		-netdev "tap,id=seg,ifname=tap$k,script=no,downscript=no,vnet_hdr=off"
 		-device "virtio-net-pci,netdev=seg,mac=$mac")
 	((CAPTURE)) && QCMD+=(-object "filter-dump,id=dump,netdev=seg,file=$LOGDIR/$k.pcap,maxlen=192")
@@ -130,35 +124,27 @@ qemu_cmd() {
 echo "vmn.sh: $(basename "$KERNEL"), $NODES nodes ($DRIVERS), mtu=$MTU tests=$TESTS," \
 	"timeout ${TOTAL}s; logs in $LOGDIR"
 START=$(date +%s)
-PIDS=() QP=()
-# shellcheck disable=SC2317  # called from the EXIT trap
-stop() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-}
-trap stop EXIT
-trap 'exit 130' INT TERM
+QP=()
 
 for ((k = 1; k <= NODES; k++)); do
 	qemu_cmd "$k"
 	: >"$LOGDIR/$k/results.tap"
 	timeout -k 10 "$TOTAL" "${QCMD[@]}" </dev/null >"$LOGDIR/$k/qemu.log" 2>&1 &
 	QP[k]=$!
-	PIDS+=("$!")
+	VM_PIDS+=("$!")
 	tail -n +1 -s 0.5 -F --pid="${QP[k]}" "$LOGDIR/$k/results.tap" 2>/dev/null |
 		sed -u "s#\r##; s#^#$k/#" &
-	PIDS+=("$!")
+	VM_PIDS+=("$!")
 done
 
 # All end at about the same time: the tests meet at barriers. When one is
 # gone (done, or its kernel panicked) the others get PEER_GRACE seconds.
 PEER_GRACE=${PEER_GRACE:-300}
-DEAD_RE='Kernel panic - not syncing|PANIC: double fault'
 all_up() {
 	local k
 	for ((k = 1; k <= NODES; k++)); do
 		kill -0 "${QP[k]}" 2>/dev/null || return 1
-		! tr -d '\r' 2>/dev/null <"$LOGDIR/$k/console.log" | grep -qE "$DEAD_RE" || return 1
+		! vm_dead "$LOGDIR/$k" || return 1
 	done
 }
 any_up() {
