@@ -7,6 +7,7 @@
  */
 #include "sroce.h"
 #include "comp.h"
+#include "copy.h"
 #include "counters.h"
 #include "cq.h"
 #include "hold.h"

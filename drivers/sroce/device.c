@@ -21,6 +21,7 @@
 #include "mr.h"
 #include "net.h"
 #include "odp.h"
+#include "post.h"
 #include "qp.h"
 #include "queue.h"
 #include "rdma_user_sroce.h"

@@ -28,8 +28,5 @@ u32 sroce_frags_from_mr(struct sroce_qp *qp, struct sroce_frags *f,
 			struct sroce_mr *mr, u64 iova, u32 want);
 void sroce_frags_attach(struct sk_buff *skb, struct sroce_frags *f);
 void sroce_frags_release(struct sroce_frags *f);
-int sroce_payload_to_mr(struct sk_buff *skb, struct sroce_mr *mr, u64 iova);
-int sroce_payload_to_sge(struct sk_buff *skb, struct sroce_qp *qp,
-			 const struct sroce_sge *sge, u32 num_sge, u32 offset);
 
 #endif /* SROCE_LOCAL_H */

@@ -3,8 +3,9 @@
 #define SROCE_MR_H
 
 /*
- * Memory regions and windows (mr.c): their verbs, their lookup by key, the
- * work requests that act on them, and data movement to and from them.
+ * Memory regions and windows (mr.c): their verbs, their lookup by key and
+ * the work requests that act on them. Data movement to and from them is
+ * in copy.c.
  *
  * This header does not include sroce.h: compat.h, which sroce.h includes
  * first, wraps sroce_reg_user_mr() for each kernel's signature and
@@ -19,15 +20,6 @@ struct sroce_send_wqe;
 struct sroce_sge;
 
 /* Data movement */
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		  bool to_mr);
-int sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val);
-int sroce_mr_hold(struct sroce_mr *mr, u64 iova, u32 len);
-void sroce_mr_unhold(struct sroce_mr *mr, u64 iova);
-int sroce_mr_copy_held(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		       bool to_mr);
-int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
-		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
 
 /* Remote keys, and the send work requests on MRs and MWs */
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,

@@ -33,6 +33,7 @@
 #include <linux/sched/mm.h>
 
 #include "sroce.h"
+#include "copy.h"
 #include "odp.h"
 
 #define SROCE_IMR_SHIFT	22		/* 4 MiB per child */

@@ -189,7 +189,7 @@ drop:
  * its extension headers, and a payload up to this size (an ATOMIC WRITE's
  * 8 bytes are read there; a short copy costs less than a walk). A larger
  * payload stays in the page fragments the NIC received it in: the ICRC
- * and the placement (local.c: sroce_payload_walk()) read it piece by
+ * and the placement (copy.c: sroce_payload_walk()) read it piece by
  * piece. Linearizing it would cost an allocation, zeroed under
  * init_on_alloc, and a copy of every byte.
  */

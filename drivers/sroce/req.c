@@ -13,6 +13,7 @@
 #include "sroce.h"
 #include "cc.h"
 #include "comp.h"
+#include "copy.h"
 #include "hold.h"
 #include "local.h"
 #include "mr.h"

@@ -14,6 +14,7 @@
 
 #include "sroce.h"
 #include "cc.h"
+#include "copy.h"
 #include "counters.h"
 #include "cq.h"
 #include "hold.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Shared receive queues, and posting receive WQEs into a ring for kernel
- * consumers (user space writes its receive rings itself, with no syscall).
+ * Shared receive queues: create, modify (limit, resize), query, destroy.
+ * Kernel consumers post into them through post.c.
  */
 #include "sroce.h"
 #include "queue.h"
@@ -10,55 +10,6 @@
 static size_t sroce_recv_wqe_size(u32 max_sge)
 {
 	return sizeof(struct sroce_recv_wqe) + max_sge * sizeof(struct sroce_sge);
-}
-
-/*
- * Kernel consumers: write @wr and its successors into the ring, as the rxe
- * provider does from user space.
- */
-int sroce_post_recv_ring(struct sroce_queue *q, spinlock_t *lock,
-			 u32 max_sge, const struct ib_recv_wr *wr,
-			 const struct ib_recv_wr **bad_wr)
-{
-	struct sroce_recv_wqe *wqe;
-	unsigned long flags;
-	int i, err = 0;
-	u64 len;
-
-	spin_lock_irqsave(lock, flags);
-	for (; wr; wr = wr->next) {
-		if (wr->num_sge < 0 || wr->num_sge > max_sge) {
-			err = -EINVAL;
-			break;
-		}
-		wqe = sroce_queue_post_slot(q);
-		if (!wqe) {
-			err = -ENOMEM;
-			break;
-		}
-		wqe->wr_id = wr->wr_id;
-		len = 0;
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-			wqe->dma.sge[i].length = wr->sg_list[i].length;
-			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-			len += wr->sg_list[i].length;
-		}
-		if (len > U32_MAX) {
-			err = -EINVAL;
-			break;
-		}
-		wqe->dma.length = len;
-		wqe->dma.resid = len;
-		wqe->dma.num_sge = wr->num_sge;
-		wqe->dma.cur_sge = 0;
-		wqe->dma.sge_offset = 0;
-		sroce_queue_post_advance(q);
-	}
-	spin_unlock_irqrestore(lock, flags);
-	if (err)
-		*bad_wr = wr;
-	return err;
 }
 
 int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
@@ -199,17 +150,4 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	sroce_queue_cleanup(&srq->queue);
 	mutex_destroy(&srq->resize_mutex);
 	return 0;
-}
-
-int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad_wr)
-{
-	struct sroce_srq *srq = to_ssrq(ibsrq);
-
-	if (srq->is_user) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	return sroce_post_recv_ring(&srq->queue, &srq->lock, srq->max_sge,
-				    wr, bad_wr);
 }
