@@ -155,6 +155,31 @@ static void sroce_read_wait(struct sroce_qp *qp)
 }
 
 /*
+ * The @n bytes of a READ response at @va into @skb: the pages gathered in
+ * @frags (a chunk, several MTUs), or copied from @mr to @p. Drops the
+ * reference on @mr. Returns the PSNs the packet covers, or an error:
+ * -EAGAIN if an ODP page is on its way.
+ */
+static int sroce_read_fill(struct sroce_qp *qp, struct sk_buff *skb,
+			   struct sroce_mr *mr, struct sroce_frags *frags,
+			   u64 va, u8 *p, u32 n)
+{
+	int err = 0;
+
+	if (frags) {
+		sroce_frags_attach(skb, frags);
+		sroce_pkt(skb)->span = DIV_ROUND_UP(n, qp->mtu);
+		sroce_mr_put(mr);
+		return sroce_pkt(skb)->span;
+	}
+	if (mr) {
+		err = sroce_mr_copy(mr, va, p, n, false);
+		sroce_mr_put(mr);
+	}
+	return err ?: 1;
+}
+
+/*
  * Send the next READ response packet of qp->resp.read. The responder sends
  * one packet per step of its work budget, so a large READ (or a replayed
  * one) never monopolises the CPU and other QPs get their turn. The MR is
@@ -165,12 +190,12 @@ static void sroce_read_wait(struct sroce_qp *qp)
 static bool sroce_send_read_pkt(struct sroce_qp *qp)
 {
 	struct sroce_res *res = qp->resp.read;
-	u32 off = res->cur_off, psn = res->cur_psn, span = 1;
+	u32 off = res->cur_off, psn = res->cur_psn;
 	struct sroce_frags frags;
 	struct sroce_mr *mr;
 	struct sk_buff *skb;
 	bool last, chunk;
-	int n;
+	int n, span;
 	u8 op, *p;
 
 	n = sroce_read_payload(qp, res, off, &frags, &mr, &chunk);
@@ -203,26 +228,18 @@ static bool sroce_send_read_pkt(struct sroce_qp *qp)
 			       qp->resp.msn);
 		p += sizeof(struct sroce_aeth);
 	}
-	if (chunk) {
-		sroce_frags_attach(skb, &frags);
-		span = DIV_ROUND_UP(n, qp->mtu);
-		sroce_pkt(skb)->span = span;
-		sroce_mr_put(mr);
-	} else if (mr) {
-		int err = sroce_mr_copy(mr, res->va + off, p, n, false);
-
-		sroce_mr_put(mr);
-		if (err == -EAGAIN) {
-			/* An ODP page on its way: this packet again later. */
-			kfree_skb(skb);
-			sroce_read_wait(qp);
-			return false;
-		}
-		if (err) {
-			/* Never put bytes we did not read on the wire. */
-			kfree_skb(skb);
-			goto access_err;
-		}
+	span = sroce_read_fill(qp, skb, mr, chunk ? &frags : NULL,
+			       res->va + off, p, n);
+	if (span == -EAGAIN) {
+		/* An ODP page on its way: this packet again later. */
+		kfree_skb(skb);
+		sroce_read_wait(qp);
+		return false;
+	}
+	if (span < 0) {
+		/* Never put bytes we did not read on the wire. */
+		kfree_skb(skb);
+		goto access_err;
 	}
 	if (sroce_xmit(qp, &qp->av, qp->src_port, skb) == -EAGAIN) {
 		/*
