@@ -93,37 +93,53 @@ void sroce_table_del(struct sroce_dev *sdev)
 	synchronize_rcu();
 }
 
+/* Whether a device may sit on @ndev at all: Ethernet, a VLAN at home. */
+static bool sroce_netdev_usable(struct net_device *ndev)
+{
+	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
+		pr_info("%s is not an Ethernet device\n", ndev->name);
+		return false;
+	}
+	/* Its port's GIDs are found in the port's namespace (device.c). */
+	if (is_vlan_dev(ndev) &&
+	    !net_eq(dev_net(ndev), dev_net(vlan_dev_real_dev(ndev)))) {
+		pr_info("VLAN %s is not in its port's network namespace\n",
+			ndev->name);
+		return false;
+	}
+	return true;
+}
+
+/* Whether a device serves @ndev's traffic already (said why, if so). */
+static bool sroce_netdev_taken(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+
+	lockdep_assert_held(&sroce_link_mutex);
+	rcu_read_lock();
+	sdev = sroce_table_find_near(ndev);
+	if (sdev && sdev->ndev == ndev)
+		pr_info("%s already carries device %s\n",
+			ndev->name, dev_name(&sdev->ibdev.dev));
+	else if (sdev)
+		pr_info("%s: device %s on %s serves its traffic\n",
+			ndev->name, dev_name(&sdev->ibdev.dev),
+			sdev->ndev->name);
+	rcu_read_unlock();
+	return sdev;
+}
+
 static int sroce_newlink(const char *name, struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
 	bool gone;
 	int err;
 
-	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
-		pr_info("%s is not an Ethernet device\n", ndev->name);
+	if (!sroce_netdev_usable(ndev))
 		return -EOPNOTSUPP;
-	}
-
-	/* Its port's GIDs are found in the port's namespace (device.c). */
-	if (is_vlan_dev(ndev) &&
-	    !net_eq(dev_net(ndev), dev_net(vlan_dev_real_dev(ndev)))) {
-		pr_info("VLAN %s is not in its port's network namespace\n",
-			ndev->name);
-		return -EOPNOTSUPP;
-	}
 
 	mutex_lock(&sroce_link_mutex);
-	rcu_read_lock();
-	sdev = sroce_table_find_near(ndev);
-	rcu_read_unlock();
-	if (sdev) {
-		if (sdev->ndev == ndev)
-			pr_info("%s already carries device %s\n",
-				ndev->name, dev_name(&sdev->ibdev.dev));
-		else
-			pr_info("%s: device %s on %s serves its traffic\n",
-				ndev->name, dev_name(&sdev->ibdev.dev),
-				sdev->ndev->name);
+	if (sroce_netdev_taken(ndev)) {
 		err = -EEXIST;
 		goto out_unlock;
 	}
