@@ -1071,10 +1071,28 @@ static void sroce_resp_gap(struct sroce_qp *qp)
 		       qp->resp.psn);
 }
 
+/* No receive WQE for the request at @psn: an RNR NAK (RC), or dropped (UC). */
+static void sroce_resp_rnr(struct sroce_qp *qp, u32 psn)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		qp->resp.drop_msg = true;
+		return;
+	}
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_SND_RNR);
+	sroce_send_ack(qp, sroce_syndrome(SROCE_AETH_RNR_NAK,
+					  qp->attr.min_rnr_timer), psn);
+	/*
+	 * The requester sends this request again after its RNR timer, and
+	 * the ones behind it: those are no gap, and a sequence NAK for them
+	 * would cost it a retry each time the RNR timer outlasts the reorder
+	 * wait (retry_cnt ran out under a 10 us RNR timer).
+	 */
+	qp->resp.nak_sent = true;
+}
+
 /* Take one request; true if @skb was kept (held, hold.c), else done with. */
 static bool sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_pkt *pkt = sroce_pkt(skb);
 	enum sroce_resp_err err;
 	int cmp;
@@ -1130,23 +1148,7 @@ static bool sroce_resp_one(struct sroce_qp *qp, struct sk_buff *skb)
 	case SROCE_RESP_DROP:
 		return false;
 	case SROCE_RESP_RNR:
-		if (qp->ibqp.qp_type == IB_QPT_RC) {
-			sroce_count(sdev, SROCE_CNT_SND_RNR);
-			sroce_send_ack(qp,
-				       sroce_syndrome(SROCE_AETH_RNR_NAK,
-						      qp->attr.min_rnr_timer),
-				       pkt->psn);
-			/*
-			 * The requester sends this request again after its
-			 * RNR timer, and the ones behind it: those are no gap,
-			 * and a sequence NAK for them would cost it a retry
-			 * each time the RNR timer outlasts the reorder wait
-			 * (retry_cnt ran out under a 10 us RNR timer).
-			 */
-			qp->resp.nak_sent = true;
-		} else {
-			qp->resp.drop_msg = true;
-		}
+		sroce_resp_rnr(qp, pkt->psn);
 		return false;
 	default:
 		sroce_resp_fail(qp, pkt->psn, err);
