@@ -130,3 +130,14 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 
 	return SROCE_NUM_COUNTERS;
 }
+
+/* The sum of one counter over the CPUs (see sroce_get_hw_stats()). */
+u64 sroce_counter_read(struct sroce_dev *sdev, enum sroce_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(sdev->stats, cpu)->v[c]);
+	return sum;
+}

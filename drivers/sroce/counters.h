@@ -97,5 +97,6 @@ struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port_num, int index);
+u64 sroce_counter_read(struct sroce_dev *sdev, enum sroce_counter c);
 
 #endif /* SROCE_COUNTERS_H */

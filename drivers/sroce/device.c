@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "mad.h"
 #include "main.h"
 #include "mcast.h"
 #include "mr.h"
@@ -291,6 +292,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
 	.post_srq_recv = sroce_post_srq_recv,
+	.process_mad = sroce_process_mad,
 	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
