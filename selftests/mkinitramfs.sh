@@ -254,6 +254,10 @@ for pkg in ibverbs-utils rdmacm-utils perftest; do
 	done < <(dpkg -L "$pkg" | grep -E '/s?bin/')
 done
 
+# infiniband-diags' perfquery: PerfMgmt MADs through umad (device/pma)
+dpkg -s infiniband-diags >/dev/null 2>&1 || die "package infiniband-diags is not installed"
+ship /usr/sbin/perfquery
+
 # rxe provider for libibverbs (the only one we need)
 copy_file /etc/libibverbs.d/rxe.driver
 shopt -s nullglob

@@ -35,4 +35,14 @@ pma port_rcv_packets rcvd_pkts 1
 pma port_xmit_data sent_bytes 4
 pma port_rcv_data rcvd_bytes 4
 assert_eq "$(cat "$P/counters/link_downed")" "$(cat "$P/hw_counters/link_downed")" "link_downed"
+
+# perfquery: the same GETs from user space, through umad and QP1
+rc=0
+out=$(timeout 30 perfquery -C sroce_a -P 1 -x 2>&1) || rc=$?
+log "perfquery -x: rc=$rc"
+echo "$out"
+rc=0
+out=$(timeout 30 perfquery -C sroce_a -P 1 -d 2>&1) || rc=$?
+log "perfquery -d: rc=$rc"
+echo "$out"
 pass
