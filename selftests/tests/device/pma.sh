@@ -37,6 +37,7 @@ pma port_rcv_data rcvd_bytes 4
 assert_eq "$(cat "$P/counters/link_downed")" "$(cat "$P/hw_counters/link_downed")" "link_downed"
 
 # perfquery: the same GETs from user space, through umad and QP1
+modprobe ib_umad
 rc=0
 out=$(timeout 30 perfquery -C sroce_a -P 1 -x 2>&1) || rc=$?
 log "perfquery -x: rc=$rc"
