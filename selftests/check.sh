@@ -128,6 +128,21 @@ t_spdx() {
 	return $bad
 }
 
+# Every test's "# kernels:" line names known kernels, 6.1 among them (a
+# misspelt name would drop the test from that kernel's lane unseen).
+t_test_kernels() {
+	local f k bad=0
+	for f in selftests/tests/*/*.sh; do
+		k=$(sed -n '/^[^#]/q; s/^# kernels: //p' "$f")
+		[ -n "$k" ] || continue
+		if [[ ! " $k " == *" 6.1 "* || ! $k =~ ^(6\.1|6\.12|7\.2|debug)(\ (6\.1|6\.12|7\.2|debug))*$ ]]; then
+			echo "$f: kernels: $k"
+			bad=1
+		fi
+	done
+	return $bad
+}
+
 # The shell scripts under shellcheck and the Python under flake8, at zero
 # findings (selftests/style.sh). checkpatch.pl comes from a kernel source,
 # the debug kernel's, which may still be building now: t_checkpatch runs it
@@ -683,6 +698,7 @@ for kver in $fg_kernels; do
 	if [ $lead = 1 ]; then
 		host_test spdx t_spdx
 		host_test style t_style
+		host_test test-kernels t_test_kernels
 		host_test uapi-abi t_abi
 		host_test progs build_progs
 		host_test fuzz-parse t_fuzz
