@@ -22,7 +22,6 @@ PKGS=(
 	linux-image-amd64 qemu-system-x86 busybox-static cpio gzip
 	# RDMA user space that runs inside the VM
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
-	infiniband-diags
 	libibverbs-dev librdmacm-dev iproute2
 	# make bench's yardstick: TCP on the same wire
 	iperf3

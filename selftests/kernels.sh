@@ -23,6 +23,8 @@
 #   kernels.sh make KVER ARGS...   run "make ARGS..." in this tree against KVER
 #                                  (KDIR set; inside the chroot for 7.2)
 #   kernels.sh list                the KVER names known here
+#   kernels.sh userland SUITE      print the root of SUITE's (trixie, sid) RDMA
+#                                  user space, setting it up when missing
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -187,7 +189,7 @@ env_72() {
 	CHROOT=$root
 	KDIR=/usr/src/linux-headers-$KREL
 	# What the chroot must hold; the stamp records what it was set up with.
-	local pkgs="make sparse linux-headers-$KREL"
+	local pkgs="make sparse dkms linux-headers-$KREL"
 	if [ "$(cat "$root/ready" 2>/dev/null)" != "$pkgs" ]; then
 		if [ ! -x "$root/usr/bin/apt-get" ]; then
 			command -v debootstrap >/dev/null || die "debootstrap missing (run selftests/deps.sh)"
@@ -331,6 +333,48 @@ env_debug() {
 	CHROOT=
 }
 
+# --- userlands: trixie's and sid's RDMA user space, for a VM ---------------
+# A root file system of the suite with its rdma-core, perftest and
+# infiniband-diags, and rdma-core's own test suite as python3-pyverbs ships
+# it, gunzipped and compiled (nothing compiles under TCG) in
+# /usr/share/rdma-core-tests. vm.sh hands it to the guest read-only over
+# 9p; tests/userland runs the tools inside it (lib.sh: in_userland).
+USERLAND_PKGS="rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest"
+USERLAND_PKGS+=" python3-pyverbs infiniband-diags iproute2 procps"
+userland() {
+	local suite=$1 root=$CACHE/user-$1 pkgs=$USERLAND_PKGS
+	case $suite in
+	# and what DKMS needs to build the package against trixie's kernel
+	# (check.sh: t_deb_dist)
+	trixie) pkgs+=" dkms linux-headers-amd64" ;;
+	sid) ;;
+	*) die "unknown userland '$suite' (known: trixie sid)" ;;
+	esac
+	exec 9>"$root.lock"
+	flock 9
+	if [ "$(cat "$root/ready" 2>/dev/null)" != "$pkgs" ]; then
+		[ -n "$MIRROR" ] ||
+			die "no Debian archive in the host's apt sources; set SROCE_MIRROR"
+		command -v debootstrap >/dev/null || die "debootstrap missing (run selftests/deps.sh)"
+		say "creating the $suite userland in $root"
+		rm -rf "$root"
+		debootstrap --variant=minbase "$suite" "$root" "$MIRROR" >&2 ||
+			die "debootstrap $suite failed"
+		echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99no-valid-until"
+		cp /etc/resolv.conf "$root/etc/resolv.conf"
+		in_chroot "$root" / bash -c "apt-get -q update &&
+			DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
+				$pkgs && apt-get clean &&
+			t=/usr/share/rdma-core-tests && mkdir -p \$t /sroce-tests &&
+			cp -p /usr/share/doc/rdma-core/tests/* \$t/ && gunzip -f \$t/*.gz &&
+			python3 -m compileall -q \$t >/dev/null" >&2 ||
+			die "$suite userland package install failed"
+		echo "$pkgs" >"$root/ready"
+	fi
+	exec 9>&-
+	echo "$root"
+}
+
 kernel_env() {
 	case $1 in
 	6.1) env_61 ;;
@@ -368,5 +412,9 @@ make)
 	fi
 	;;
 list) list ;;
-*) die "usage: kernels.sh env|make|list ..." ;;
+userland)
+	[ $# = 2 ] || die "usage: kernels.sh userland trixie|sid"
+	userland "$2"
+	;;
+*) die "usage: kernels.sh env|make|list|userland ..." ;;
 esac

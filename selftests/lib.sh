@@ -342,8 +342,46 @@ udp_port_bound() {
 _TOPO_NETNS=()
 _TOPO_LINKS=()
 
-in_a() { "$IP" netns exec ha "$@"; }
-in_b() { "$IP" netns exec hb "$@"; }
+# in_ns NS CMD...: CMD in network namespace NS; inside the userland
+# (userland_mount) when SROCE_USERLAND is 1: tests/userland/tools.sh runs
+# tool tests so, with trixie's or sid's binaries
+in_ns() {
+	local ns=$1
+	shift
+	if [[ ${SROCE_USERLAND:-0} == 1 ]]; then
+		"$IP" netns exec "$ns" "$UL_EXEC" "$@"
+	else
+		"$IP" netns exec "$ns" "$@"
+	fi
+}
+in_a() { in_ns ha "$@"; }
+in_b() { in_ns hb "$@"; }
+
+# ------------------------------------------------------------------ userland
+# A newer distribution's RDMA user space, which vm.sh --userland hands the
+# guest read-only over 9p (selftests/kernels.sh userland: trixie's on 6.12,
+# sid's on 7.2), at /userland with the guest's /dev and /proc, tmpfs on
+# /tmp and /run, and /tests at /sroce-tests; UL_NAME is its codename.
+UL=/userland
+UL_EXEC=/tests/userland/ul-exec
+userland_mount() {
+	if ! mountpoint -q "$UL"; then
+		modprobe -a 9pnet_virtio 9p 2>/dev/null || true
+		mkdir -p "$UL"
+		mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 userland "$UL" ||
+			fail "no userland in this VM (vm.sh --userland; check.sh: 6.12 and 7.2)"
+		mount -t proc proc "$UL"/proc
+		mount --rbind /dev "$UL"/dev
+		mount -t tmpfs tmpfs "$UL"/tmp
+		mount -t tmpfs tmpfs "$UL"/run
+		mount --bind /tests "$UL"/sroce-tests
+	fi
+	# shellcheck disable=SC1091  # the userland's, read in a subshell
+	UL_NAME=$(. "$UL"/etc/os-release && echo "$VERSION_CODENAME")
+	export UL_NAME
+}
+# in_userland CMD...: CMD inside the userland, in the caller's netns
+in_userland() { "$UL_EXEC" "$@"; }
 
 _lib_ns_nodad() {  # no DAD in netns $1 (set before its links come up)
 	"$IP" netns exec "$1" sysctl -q -w net.ipv6.conf.all.accept_dad=0 \
@@ -612,9 +650,9 @@ rping_exit_race() {
 # are verified (-V), else fail, naming WHAT
 rping_verified() {
 	local rc=0 src=0 out n
-	bg_run rping_srv "$IP" netns exec "$1" timeout 120 rping -s -a "$4" -V -v -C 20 -S 100
+	bg_run rping_srv in_ns "$1" timeout 120 rping -s -a "$4" -V -v -C 20 -S 100
 	wait_cm_listen "$3"
-	out=$("$IP" netns exec "$2" timeout 120 rping -c -a "$4" -V -v -C 20 -S 100 2>&1) || rc=$?
+	out=$(in_ns "$2" timeout 120 rping -c -a "$4" -V -v -C 20 -S 100 2>&1) || rc=$?
 	bg_wait rping_srv 60 || src=$?
 	if [ $src = 255 ] && rping_exit_race "$(bg_log rping_srv)" 20; then
 		log "rping server: its own exit race after 20 verified pings, ignored"

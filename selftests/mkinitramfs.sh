@@ -254,10 +254,6 @@ for pkg in ibverbs-utils rdmacm-utils perftest; do
 	done < <(dpkg -L "$pkg" | grep -E '/s?bin/')
 done
 
-# infiniband-diags' perfquery: PerfMgmt MADs through umad (device/pma)
-dpkg -s infiniband-diags >/dev/null 2>&1 || die "package infiniband-diags is not installed"
-ship /usr/sbin/perfquery
-
 # rxe provider for libibverbs (the only one we need)
 copy_file /etc/libibverbs.d/rxe.driver
 shopt -s nullglob
@@ -394,7 +390,7 @@ MODS=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm veth dummy udp_tunn
 	null_blk bridge 8021q virtio_net virtio_pci ib_uverbs_support crc32_generic sch_netem sch_tbf
 	sch_ingress cls_matchall act_gact sch_prio cls_u32 macvlan ipvlan vxlan geneve bonding
 	ifb act_mirred sch_fq_codel sch_red
-	nf_tables)
+	nf_tables 9pnet_virtio 9p)
 
 # modprobe -d wants DIR/lib/modules/KVER; build that view for either layout
 MODBASE=$TMP/modbase

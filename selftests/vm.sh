@@ -7,9 +7,12 @@
 #              [--tests GLOB[,GLOB...]] [--timeout TOTAL_S (3000)]
 #              [--test-timeout PER_TEST_S (300)] [--mem MB (2048)] [--smp N (2)]
 #              [--append "KERNEL PARAMS"] [--log DIR (build/vm)]
+#              [--userland ROOT]
 #
 # --append adds kernel parameters, e.g. "sroce.debug=1" (module parameters
-# for "modprobe sroce") or "dyndbg=...". NIC_PCAP=1 in the environment
+# for "modprobe sroce") or "dyndbg=...". --userland hands the guest a root
+# file system (selftests/kernels.sh userland) read-only over 9p, with the
+# mount tag "userland" (tests/lib.sh: userland_mount). NIC_PCAP=1 in the environment
 # captures the two NICs' frames (LOGDIR/nic0.pcap, nic1.pcap).
 # Exit: check mode 0 if nothing failed, 1 on failures or kernel splats;
 # run/bench mode 0 if the script exited 0 and no splat; 2 if the VM died or
@@ -33,6 +36,7 @@ MEM=2048
 SMP=2
 APPEND=""
 LOGDIR=$REPO/build/vm
+USERLAND=""
 QEMU=${QEMU:-qemu-system-x86_64}
 
 while (($#)); do
@@ -47,6 +51,7 @@ while (($#)); do
 	--smp) SMP=${2:?}; shift 2 ;;
 	--append) APPEND=${2:?}; shift 2 ;;
 	--log) LOGDIR=${2:?}; shift 2 ;;
+	--userland) USERLAND=${2:?}; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) echo "vm.sh: unknown argument: $1" >&2; usage ;;
 	esac
@@ -60,6 +65,7 @@ die() { echo "vm.sh: $*" >&2; exit 2; }
 [[ $TOTAL =~ ^[0-9]+$ ]] || die "--timeout must be a number of seconds"
 [[ -z $TEST_TIMEOUT || $TEST_TIMEOUT =~ ^[0-9]+$ ]] || die "--test-timeout must be a number"
 [[ $MEM =~ ^[0-9]+$ && $SMP =~ ^[0-9]+$ ]] || die "--mem/--smp must be numbers"
+[[ -z $USERLAND || -x $USERLAND/usr/bin/env ]] || die "--userland: no root file system in '$USERLAND'"
 command -v "$QEMU" >/dev/null || die "$QEMU not found"
 
 mkdir -p "$LOGDIR"
@@ -81,6 +87,8 @@ vm_qemu "$LOGDIR" "$SMP" none "$CMDLINE"
 # of a NIC runs the QP).
 # shellcheck disable=SC2054  # the comma is QEMU's option syntax inside one argument
 QEMU_CMD=("${VM_QCMD[@]}" -netdev hubport,id=nic1,hubid=0 -device virtio-net-pci,netdev=nic1)
+[[ -z $USERLAND ]] ||
+	QEMU_CMD+=(-virtfs "local,path=$USERLAND,mount_tag=userland,security_model=none,readonly=on")
 # NIC_PCAP=1: what each of the two NICs sends and receives, as QEMU passes it
 # (LOGDIR/nic0.pcap, nic1.pcap; selftests/roce_pcap.py reads them).
 [[ ${NIC_PCAP:-0} = 1 ]] && for n in nic0 nic1; do
