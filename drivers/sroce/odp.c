@@ -451,8 +451,61 @@ int sroce_odp_store64(struct sroce_mr *mr, u64 iova, u64 val)
 }
 
 /*
+ * Take what the process has in its page tables of [va, va + len) of @odp
+ * into the umem, faulting nothing (advise_mr's PREFETCH_NO_FAULT): pages
+ * not there are left out. The umem mutex is held on success.
+ */
+static int sroce_odp_snapshot(struct ib_umem_odp *odp, u64 va, u32 len,
+			      bool write)
+{
+	int np;
+
+	if (!mmget_not_zero(odp->umem.owning_mm))
+		return -EFAULT;
+	np = ib_umem_odp_map_dma_and_lock(odp, va, len,
+					  sroce_odp_access(write), false);
+	mmput(odp->umem.owning_mm);
+	return np < 0 ? np : 0;
+}
+
+/*
+ * Make [iova, iova + len) of ODP MR @mr present, writable if @write, for
+ * advise_mr (advise.c), one child at a time; inside the MR (checked by the
+ * caller). With !@fault only what the process has in its page tables is
+ * taken. -EAGAIN where a page is not there yet (its I/O started), -EFAULT
+ * where nothing is mapped or the mapping does not allow the access.
+ */
+int sroce_odp_prefetch(struct sroce_mr *mr, u64 iova, u32 len, bool write,
+		       bool fault)
+{
+	struct ib_umem_odp *odp;
+	int err;
+	u32 n;
+
+	might_sleep();
+	while (len) {
+		u64 va = sroce_odp_va(mr, iova);
+
+		n = sroce_odp_span(mr, iova, len);
+		odp = sroce_odp_umem(mr, va, true);
+		if (IS_ERR(odp))
+			return PTR_ERR(odp);
+		err = fault ? sroce_odp_hold_umem(odp, va, n, write) :
+			      sroce_odp_snapshot(odp, va, n, write);
+		if (err)
+			return err;
+		mutex_unlock(&odp->umem_mutex);
+		iova += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
  * What sroce reports: implicit MRs; RC and UD SEND/RECV, RC
- * WRITE/READ/ATOMIC/SRQ.
+ * WRITE/READ/ATOMIC/SRQ, and RC FLUSH and ATOMIC WRITE where the kernel
+ * has bits for them (6.16): a FLUSH checks the key and range only, and an
+ * ATOMIC WRITE is sroce_odp_store64().
  */
 void sroce_odp_caps(struct ib_device_attr *a)
 {
@@ -463,7 +516,8 @@ void sroce_odp_caps(struct ib_device_attr *a)
 	a->odp_caps.per_transport_caps.rc_odp_caps =
 		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
 		IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
-		IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+		IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV |
+		SROCE_ODP_SUPPORT_FLUSH_AW;
 	a->odp_caps.per_transport_caps.ud_odp_caps =
 		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV;
 }

@@ -35,6 +35,12 @@ void sroce_wq_exit(void)
 	destroy_workqueue(sroce_wq);
 }
 
+/* Other work of the module's (advise.c), drained before it unloads. */
+void sroce_queue_work(struct work_struct *work)
+{
+	queue_work(sroce_wq, work);
+}
+
 /*
  * qp->run, the run token: BUSY while a run is under way, AGAIN when
  * someone asked that run to look again, HOLD while a verb keeps runs off.

@@ -19,5 +19,6 @@ void sroce_qp_lock(struct sroce_qp *qp);
 void sroce_qp_unlock(struct sroce_qp *qp);
 int sroce_wq_init(void);
 void sroce_wq_exit(void);
+void sroce_queue_work(struct work_struct *work);
 
 #endif /* SROCE_SCHED_H */
