@@ -58,6 +58,13 @@ static inline void hrtimer_setup(struct hrtimer *t,
 #define SROCE_DEVICE_FLUSH	0
 #endif
 
+/* ODP capability bits for RDMA FLUSH and ATOMIC WRITE (6.16); none before. */
+#ifdef HAVE_ODP_FLUSH
+#define SROCE_ODP_SUPPORT_FLUSH_AW (IB_ODP_SUPPORT_FLUSH | IB_ODP_SUPPORT_ATOMIC_WRITE)
+#else
+#define SROCE_ODP_SUPPORT_FLUSH_AW 0
+#endif
+
 /* ib_umem_get() was renamed ib_umem_get_va() (7.2). */
 #ifndef HAVE_UMEM_GET_VA
 #define ib_umem_get_va(dev, addr, size, access) ib_umem_get(dev, addr, size, access)
