@@ -99,14 +99,17 @@ style:
 	selftests/style.sh
 
 # The package is built from a copy of the tracked files, so that nothing
-# built in this tree ends up in /usr/src/sroce-VERSION.
+# built in this tree ends up in /usr/src/sroce-VERSION (in a copy of the
+# tree that check.sh made for a background kernel, which is no git work
+# tree, build/tracked-files lists them).
 DEB_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 deb:
 	@command -v dh_dkms >/dev/null || \
 		apt-get install -y --no-install-recommends debhelper dh-dkms
 	rm -rf build/deb
 	mkdir -p build/deb/sroce-$(DEB_VERSION)
-	git ls-files -z --cached --others --exclude-standard | \
+	if [ -f build/tracked-files ]; then cat build/tracked-files; \
+	else git ls-files -z --cached --others --exclude-standard; fi | \
 		cpio --quiet -0 -pdm build/deb/sroce-$(DEB_VERSION)
 	cd build/deb/sroce-$(DEB_VERSION) && dpkg-buildpackage -b -us -uc
 	@ls build/deb/sroce-dkms_$(DEB_VERSION)_all.deb

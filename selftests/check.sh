@@ -215,6 +215,29 @@ t_deb() {
 	selftests/deb-test.sh "$(ls build/deb/sroce-dkms_*_all.deb)" "$build/deb-test" "${k[@]}"
 }
 
+# The package in a newer Debian: with apt in trixie's root (the userland)
+# against trixie's own 6.12 headers, on the 6.12 lane; in the sid build
+# root against 7.2's headers, on 7.2, whose module the VM then loads
+# (tests/device/deb_module.sh). Both roots have dkms (kernels.sh).
+t_deb_dist() {
+	local root hrel deb
+	case $kver in
+	6.12)
+		root=$USERLAND
+		# shellcheck disable=SC2012  # header directory names have no special characters
+		hrel=$(ls "$root/usr/src" | sed -n 's/^linux-headers-\(.*-amd64\)$/\1/p' |
+			sort -V | tail -1)
+		;;
+	7.2) root=$CHROOT hrel=$KREL ;;
+	*) return 1 ;;
+	esac
+	[ -n "$hrel" ] || { echo "no kernel headers in $root"; return 1; }
+	make -s deb >"$build/deb-build.log" 2>&1 || { cat "$build/deb-build.log"; return 1; }
+	deb=$(ls build/deb/sroce-dkms_*_all.deb) || return 1
+	selftests/deb-test.sh --root "$root" "$deb" "$build/deb-test-$kver" \
+		"$hrel=/usr/src/linux-headers-$hrel"
+}
+
 # vm_initramfs: the current kernel's initramfs, with this module build and
 # the test programs (build/initramfs-KVER.cpio.gz).
 vm_initramfs() {
@@ -222,8 +245,10 @@ vm_initramfs() {
 	for p in "$progs_dir"/*; do
 		[ -x "$p" ] && extra+=(--extra-bin "$p")
 	done
-	p=$build/deb-test/$KREL/sroce.ko
-	[ -f "$p" ] && extra+=(--deb-ko "$p")
+	# the module the package built for this kernel (t_deb, t_deb_dist)
+	for p in "$build"/deb-test*/"$KREL"/sroce.ko; do
+		[ -f "$p" ] && { extra+=(--deb-ko "$p"); break; }
+	done
 	selftests/mkinitramfs.sh --kver "$KREL" --modroot "$MODROOT" \
 		--ko "$top/drivers/sroce/sroce.ko" --tests "$top/selftests/tests" \
 		--out "$build/initramfs-$kver.cpio.gz" "${extra[@]}" >"$log" 2>&1 ||
@@ -329,14 +354,26 @@ vm_opts() {
 		vm_total=$((vm_total + FUZZ_SECONDS))
 	fi
 	[ -n "${FUZZ_SEED:-}" ] && append+=" sroce_fuzz.seed=$FUZZ_SEED"
+	# more kernel parameters for the VMs, e.g. sroce_harness.pydriver=rxe
+	[ -z "${VM_APPEND:-}" ] || append+=" $VM_APPEND"
 	[ -z "$append" ] || VM_OPTS+=(--append "${append# }")
+	[ -z "${USERLAND:-}" ] || VM_OPTS+=(--userland "$USERLAND")
 }
 
-# kernel_env KVER: KREL, KDIR, VMLINUZ, MODROOT for it, fetched if need be.
+# kernel_env KVER: KREL, KDIR, VMLINUZ, MODROOT for it, fetched if need be,
+# and USERLAND, the root of the newer RDMA user space its VM mounts
+# (tests/userland): trixie's on 6.12, sid's on 7.2, set up if need be
 kernel_env() {
-	local e log=$build/kernels-$1.log
+	local e ul='' log=$build/kernels-$1.log
 	e=$(selftests/kernels.sh env "$1" 2>"$log") || { tail -20 "$log"; return 1; }
 	eval "$e"
+	case $1 in
+	6.12) ul=trixie ;;
+	7.2) ul=sid ;;
+	esac
+	USERLAND=
+	[ -z "$ul" ] && return 0
+	USERLAND=$(selftests/kernels.sh userland "$ul" 2>>"$log") || { tail -20 "$log"; return 1; }
 }
 
 # The two-VM matrix that make check runs after each kernel's tests (after
@@ -619,6 +656,9 @@ bg_setup() {
 	if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 		git -C "$src" ls-files -z | (cd "$src" && tar -c --null -T - -f -) |
 			tar -x -C "$top" || return 1
+		# what make deb packs (Makefile)
+		mkdir -p "$top/build"
+		git -C "$src" ls-files -z >"$top/build/tracked-files"
 	else
 		(cd "$src" && cp -a Makefile Kbuild drivers uapi selftests "$top/") || return 1
 	fi
@@ -630,6 +670,7 @@ bg_setup() {
 		module_checks
 		[ "$kver" != debug ] || host_test checkpatch t_checkpatch
 		[ "$kver" = debug ] || host_test umap-priv t_umap_priv
+		[ "$kver" != 7.2 ] || host_test deb-sid t_deb_dist
 		[ -x "$progs_dir/rc_data" ] || build_progs >"$build/host-lane-progs.log" 2>&1 ||
 			cat "$build/host-lane-progs.log"
 		plan=$(two_host_plan "$kver")
@@ -705,6 +746,7 @@ for kver in $fg_kernels; do
 		host_test pcap-checker t_pcap_checker
 	fi
 	case $kver in 6.1|6.12) host_test deb t_deb ;; esac
+	[ "$kver" != 6.12 ] || host_test deb-trixie t_deb_dist
 	[ "$kver" != debug ] || host_test checkpatch t_checkpatch
 	[ "$kver" = debug ] || host_test umap-priv t_umap_priv
 

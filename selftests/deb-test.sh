@@ -15,10 +15,21 @@
 # away again and purging it the note. The installed modules are
 # copied to OUTDIR/KREL/sroce.ko, for the VM to load (device/deb_module).
 #
-#   deb-test.sh DEB OUTDIR KREL=KDIR...
+# With --root, the overlay's lower layer is ROOT instead of this host's
+# root (a trixie or sid root of selftests/kernels.sh, with dkms and the
+# headers installed), and each KDIR is a path inside it.
+#
+#   deb-test.sh [--root ROOT] DEB OUTDIR KREL=KDIR...
 set -euo pipefail
 
-usage() { echo "usage: deb-test.sh DEB OUTDIR KREL=KDIR..." >&2; exit 2; }
+usage() { echo "usage: deb-test.sh [--root ROOT] DEB OUTDIR KREL=KDIR..." >&2; exit 2; }
+lower=/
+if [ "${1:-}" = --root ]; then
+	# shellcheck disable=SC2015  # C is meant to run when either A or B fails
+	lower=$(readlink -f "${2:-}") && [ -x "$lower/usr/sbin/dkms" ] ||
+		{ echo "deb-test.sh: no root with dkms at '${2:-}'" >&2; exit 2; }
+	shift 2
+fi
 # shellcheck disable=SC2015  # C is meant to run when either A or B fails
 deb=$(readlink -f "${1:-}") && [ -f "$deb" ] || usage
 out=${2:-}
@@ -27,14 +38,16 @@ out=${2:-}
 shift 2
 
 if [ -z "${SROCE_DEB_NS:-}" ]; then
-	exec env SROCE_DEB_NS=1 unshare --mount --propagation private -- "$0" "$deb" "$out" "$@"
+	[ "$lower" = / ] || set -- --root "$lower" "$deb" "$out" "$@"
+	[ "$lower" != / ] || set -- "$deb" "$out" "$@"
+	exec env SROCE_DEB_NS=1 unshare --mount --propagation private -- "$0" "$@"
 fi
 
 t=$(mktemp -d "${TMPDIR:-/tmp}/sroce-deb.XXXXXX")
 trap 'umount -R "$t" 2>/dev/null || umount -R -l "$t"; rmdir "$t"' EXIT
 mount -t tmpfs tmpfs "$t"
 mkdir "$t/upper" "$t/work" "$t/root"
-mount -t overlay overlay -o "lowerdir=/,upperdir=$t/upper,workdir=$t/work" "$t/root"
+mount -t overlay overlay -o "lowerdir=$lower,upperdir=$t/upper,workdir=$t/work" "$t/root"
 r=$t/root
 mount -t proc proc "$r/proc"
 mount --rbind /dev "$r/dev"
@@ -44,10 +57,14 @@ mount -t tmpfs tmpfs "$r/tmp"
 
 krels=()
 for kk in "$@"; do
-	krel=${kk%%=*} kdir=$(readlink -f "${kk#*=}")
-	[ -f "$kdir/Makefile" ] || { echo "no kernel headers at $kdir for $krel"; exit 1; }
+	krel=${kk%%=*} kdir=${kk#*=}
+	[ "$lower" != / ] || kdir=$(readlink -f "$kdir")
+	[ -f "$r$kdir/Makefile" ] || { echo "no kernel headers at $kdir for $krel"; exit 1; }
 	mkdir -p "$r/lib/modules/$krel"
 	ln -s "$kdir" "$r/lib/modules/$krel/build"
+	# an installed kernel has one; DKMS 3.1 and later (trixie) skip
+	# depmod for a kernel without it
+	: >"$r/lib/modules/$krel/modules.dep"
 	krels+=("$krel")
 done
 cp "$deb" "$r/tmp/"
@@ -77,8 +94,11 @@ for krel in "${krels[@]}"; do
 	[[ $vm == "$krel "* ]] || { echo "wrong vermagic for $krel"; exit 1; }
 	modinfo -F depends "$out/$krel/sroce.ko" | grep -qw ib_core ||
 		{ echo "no ib_core dependency"; exit 1; }
-	grep -q "^updates/dkms/sroce.ko" "$r/lib/modules/$krel/modules.dep" ||
-		{ echo "depmod did not list sroce for $krel"; exit 1; }
+	grep -q "^updates/dkms/sroce.ko" "$r/lib/modules/$krel/modules.dep" || {
+		echo "depmod did not list sroce for $krel:"
+		ls -la "$r/lib/modules/$krel"
+		exit 1
+	}
 done
 
 echo "# apt-get remove $name"
