@@ -128,14 +128,17 @@ t_spdx() {
 	return $bad
 }
 
-# Every test's "# kernels:" line names known kernels, 6.1 among them (a
-# misspelt name would drop the test from that kernel's lane unseen).
+# Every test's "# kernels:" line names known kernels, 6.1 among them but
+# for userland/ tests (a misspelt name would drop the test from that
+# kernel's lane unseen).
 t_test_kernels() {
 	local f k bad=0
 	for f in selftests/tests/*/*.sh; do
 		k=$(sed -n '/^[^#]/q; s/^# kernels: //p' "$f")
 		[ -n "$k" ] || continue
-		if [[ ! " $k " == *" 6.1 "* || ! $k =~ ^(6\.1|6\.12|7\.2|debug)(\ (6\.1|6\.12|7\.2|debug))*$ ]]; then
+		# a userland test runs where check.sh gives a userland
+		if [[ (! " $k " == *" 6.1 "* && $f != selftests/tests/userland/*) ||
+			! $k =~ ^(6\.1|6\.12|7\.2|debug)(\ (6\.1|6\.12|7\.2|debug))*$ ]]; then
 			echo "$f: kernels: $k"
 			bad=1
 		fi
@@ -746,7 +749,10 @@ for kver in $fg_kernels; do
 		host_test pcap-checker t_pcap_checker
 	fi
 	case $kver in 6.1|6.12) host_test deb t_deb ;; esac
-	[ "$kver" != 6.12 ] || host_test deb-trixie t_deb_dist
+	case $kver in
+	6.12) host_test deb-trixie t_deb_dist ;;
+	7.2) host_test deb-sid t_deb_dist ;;
+	esac
 	[ "$kver" != debug ] || host_test checkpatch t_checkpatch
 	[ "$kver" = debug ] || host_test umap-priv t_umap_priv
 

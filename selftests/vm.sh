@@ -79,6 +79,7 @@ rm -f "$CONSOLE" "$TAP" "$LOGDIR/qemu.log"
 CMDLINE="$VM_CMDLINE sroce_harness.mode=$MODE sroce_harness.tests=$TESTS"
 [[ -n $TEST_TIMEOUT ]] && CMDLINE+=" sroce_harness.timeout=$TEST_TIMEOUT"
 [[ -n $APPEND ]] && CMDLINE+=" $APPEND"
+[[ -z $USERLAND ]] || CMDLINE+=" sroce_harness.userland=${USERLAND##*/}"
 
 vm_qemu "$LOGDIR" "$SMP" none "$CMDLINE"
 # A second virtio-net NIC on eth0's hub: two real NIC drivers (no
