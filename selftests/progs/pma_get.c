@@ -4,7 +4,9 @@
  * perfquery sends them, to the PMA of a port named by its GID: over the
  * wire to another host's port, or to the sender's own. Only the GSI class
  * (4) is registered: perfquery also registers the SMI class, whose QP0 a
- * RoCE port does not have (Documentation/interop.md).
+ * RoCE port does not have (Documentation/interop.md). From an IPv6 GID:
+ * the kernel matches the answer to a GET sent from an IPv4 GID with a GRH
+ * that holds an IPv4 header, and never finds it.
  *
  * ClassPortInfo (the extended-width capability), PortCountersExtended and
  * PortCounters are asked for; each answer must be a GetResp with status 0
