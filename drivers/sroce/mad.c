@@ -94,9 +94,13 @@ int sroce_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 	/* Not ours: the MAD layer passes it on to the class's agent. */
 	if (hdr->mgmt_class != IB_MGMT_CLASS_PERF_MGMT)
 		return IB_MAD_RESULT_SUCCESS;
-	/* Responses and traps need no answer. */
+	/*
+	 * Responses (to a GET a PerfMgmt agent of this host sent: perfquery,
+	 * another host's PMA answering) and traps are not for the PMA: the
+	 * MAD layer hands them to the agent.
+	 */
 	if (hdr->method != IB_MGMT_METHOD_GET && hdr->method != IB_MGMT_METHOD_SET)
-		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+		return IB_MAD_RESULT_SUCCESS;
 
 	/* The response: the request's header (TID, class, attribute). */
 	*out = *in;
