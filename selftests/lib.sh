@@ -362,6 +362,9 @@ in_b() { in_ns hb "$@"; }
 # guest read-only over 9p (selftests/kernels.sh userland: trixie's on 6.12,
 # sid's on 7.2), at /userland with the guest's /dev and /proc, tmpfs on
 # /tmp and /run, and /tests at /sroce-tests; UL_NAME is its codename.
+# cache=loose: the root does not change under the guest, which may keep
+# what it read (without, each Python start stats hundreds of files on the
+# host, several times slower under TCG).
 UL=/userland
 UL_EXEC=/tests/userland/ul-exec
 userland_mount() {
@@ -372,7 +375,7 @@ userland_mount() {
 			skip "no userland in this VM (check.sh gives one to 6.12 and 7.2)"
 		modprobe -a 9pnet_virtio 9p 2>/dev/null || true
 		mkdir -p "$UL"
-		mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 userland "$UL" ||
+		mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose userland "$UL" ||
 			fail "no userland in this VM (vm.sh --userland; check.sh: 6.12 and 7.2)"
 		mount -t proc proc "$UL"/proc
 		mount --rbind /dev "$UL"/dev
