@@ -26,7 +26,7 @@ ncase=0
 bad=()
 
 # tool NAME LISTEN SERVER CLIENT [PATTERN]: SERVER in hb, once it listens
-# (LISTEN: tcp, cm or none), CLIENT in ha; both must exit 0 within 120 s
+# (LISTEN: tcp, cm, oob for cmtime's own TCP port, or none), CLIENT in ha; both must exit 0 within 120 s
 # and the client's output match PATTERN. Outputs of a failure are shown.
 tool() {
 	local name=$1 listen=$2 srv=$3 cli=$4 pat=${5:-} rc=0 src=0 out try
@@ -38,6 +38,7 @@ tool() {
 		case $listen in
 		tcp) wait_tcp_listen hb 18515 ;;
 		cm) wait_cm_listen sroce_b ;;
+		oob) wait_tcp_listen hb 7471 ;;
 		esac
 		# shellcheck disable=SC2086  # cli is a command line, split on purpose
 		out=$(in_a timeout 120 $cli 2>&1) || rc=$?
@@ -95,8 +96,10 @@ done
 # cmtime: connections with QPs, then (two peers) with made-up QPNs and
 # none. rdma-core 65's takes a controller address for its out-of-band
 # setup (-C) and a role (-L), the older ones the server's address (-s).
+# The newer listens for RDMA CM connections only once its peers have met
+# it on its TCP port (7471).
 if grep -q controller_address "$UL/usr/bin/cmtime"; then
-	tool cmtime cm "cmtime -b 192.0.2.2 -C 192.0.2.2 -L -c 20" \
+	tool cmtime oob "cmtime -b 192.0.2.2 -C 192.0.2.2 -L -c 20" \
 		"cmtime -b 192.0.2.1 -C 192.0.2.2 -c 20" "no QPs"
 else
 	tool cmtime cm "cmtime -b 192.0.2.2 -c 20" "cmtime -s 192.0.2.2 -b 192.0.2.1 -c 20" \
