@@ -676,6 +676,13 @@ rping_verified() {
 	[ "$n" -ge 20 ] || { echo "$out"; fail "$5: rping $4: $n pings verified"; }
 }
 
+# perftest_cm_race: stdin is a perftest -R client's output showing its own
+# race, and nothing sroce did: its data connection rejected by the IB CM
+# before the server listened for it (traced in cm/perftest_cm.sh)
+perftest_cm_race() {
+	grep -qx 'Event: RDMA_CM_EVENT_REJECTED; error: 8\.'
+}
+
 # wait_cm_listen [DEV]: until an RDMA CM ID listens (on DEV, if given): rping,
 # rdmacm-utils, perftest -R
 wait_cm_listen() {

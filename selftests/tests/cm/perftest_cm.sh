@@ -41,7 +41,7 @@ run() {
 		if [[ " $* " == *" -R "* ]]; then wait_cm_listen sroce_b; else wait_tcp_listen hb 18515; fi
 		in_a timeout 150 "$tool" -F -d sroce_a -x "$ga" "$@" 192.0.2.2 > cli.log 2>&1 || cli=$?
 		if [ $cli != 0 ] && [ $try -lt 3 ] && [[ " $* " == *" -R "* ]] &&
-		   grep -qx 'Event: RDMA_CM_EVENT_REJECTED; error: 8\.' cli.log; then
+		   perftest_cm_race <cli.log; then
 			log "$tool $*: data connection rejected before the server listened (perftest race, try $try), starting both again"
 			bg_kill srv
 			sleep 1

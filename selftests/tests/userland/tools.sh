@@ -43,7 +43,7 @@ tool() {
 		# shellcheck disable=SC2086  # cli is a command line, split on purpose
 		out=$(in_a timeout 120 $cli 2>&1) || rc=$?
 		if ((rc != 0 && try < 3)) && [[ $cli == *" -R "* ]] &&
-		   grep -qx 'Event: RDMA_CM_EVENT_REJECTED; error: 8\.' <<<"$out"; then
+		   perftest_cm_race <<<"$out"; then
 			log "$name: perftest's rdma_cm race (try $try), both sides again"
 			bg_kill srv
 			sleep 1
