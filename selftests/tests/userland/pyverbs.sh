@@ -11,7 +11,17 @@
 
 userland_mount
 case $UL_NAME in
-trixie) want=111 ;;
+trixie)
+	want=111
+	# pyverbs 56 crashes in libibverbs' execute_ioctl (SIGSEGV) while
+	# Python exits after these two modules, whose tests all skip: it
+	# closes the device's context before what a failed ParentDomain or
+	# raw packet QP left ("Failed to dealloc PD. Errno: 9" first). The
+	# same on rdma_rxe (Documentation/testing.md); sid's pyverbs (65)
+	# does not crash there
+	# shellcheck disable=SC2034  # read by pyverbs_suite
+	PY_EXIT_KNOWN=([test_flow]=139 [test_parent_domain]=139)
+	;;
 *) want=130 ;;
 esac
 pyverbs_setup "$want"
