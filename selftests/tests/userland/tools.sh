@@ -6,7 +6,8 @@
 # perftest 25.01 on 6.12, sid's rdma-core 65 on 7.2; userland_mount), run
 # inside its userland between two hosts over sroce, each case once and
 # short: the ibv_* pingpongs (buffers validated), perftest's RC tests with
-# its own connection setup and over rdma_cm (-R), rping (pings verified),
+# its own connection setup and over rdma_cm (-R), its UD SENDs and UC
+# SENDs and WRITEs, rping (pings verified),
 # rdmacm-utils (ucmatose, udaddy, rstream and riostream with data
 # verified, mckey, rdma_server/rdma_client, cmtime) and ibv_devices and
 # ibv_devinfo. ibv_xsrq_pingpong must fail cleanly (librxe has no XRC),
@@ -72,6 +73,16 @@ for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat
 	tool "$t" tcp "$t -F -d sroce_b -x $gb -n 50" "$t -F -d sroce_a -x $ga -n 50 192.0.2.2"
 	tool "$t -R" cm "$t -F -R -d sroce_b -x $gb -n 50" \
 		"$t -F -R -d sroce_a -x $ga -n 50 192.0.2.2"
+done
+# the unreliable transports: UD sends of one MTU-sized message, UC SENDs
+# and WRITEs
+for t in ib_send_bw ib_send_lat; do
+	tool "$t -c UD" tcp "$t -F -c UD -s 1024 -d sroce_b -x $gb -n 50" \
+		"$t -F -c UD -s 1024 -d sroce_a -x $ga -n 50 192.0.2.2"
+done
+for t in ib_send_bw ib_write_bw ib_send_lat ib_write_lat; do
+	tool "$t -c UC" tcp "$t -F -c UC -d sroce_b -x $gb -n 50" \
+		"$t -F -c UC -d sroce_a -x $ga -n 50 192.0.2.2"
 done
 for ev in "" "-e"; do
 	tool "ibv_rc_pingpong $ev" tcp "ibv_rc_pingpong -d sroce_b -g $gb -n 100 -c $ev" \
