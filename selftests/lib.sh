@@ -363,8 +363,9 @@ in_b() { in_ns hb "$@"; }
 # sid's on 7.2), at /userland with the guest's /dev and /proc, tmpfs on
 # /tmp and /run, and /tests at /sroce-tests; UL_NAME is its codename.
 # cache=loose: the root does not change under the guest, which may keep
-# what it read (sid's suite on 7.2: 559 s; 1,843 s without, each Python
-# start reading hundreds of files from the host again).
+# what it read (sid's suite on 7.2 with a Python started for each module:
+# 559 s; 1,843 s without, each start reading hundreds of files from the
+# host again).
 UL=/userland
 UL_EXEC=/tests/userland/ul-exec
 userland_mount() {
