@@ -15,8 +15,7 @@ trixie)
 	want=111
 	# pyverbs 56 crashes in libibverbs' execute_ioctl (SIGSEGV) while
 	# Python exits after these two modules, whose tests all skip: it
-	# closes the device's context before what a failed ParentDomain or
-	# raw packet QP left ("Failed to dealloc PD. Errno: 9" first). The
+	# destroys an object through a device context no longer valid. The
 	# same on rdma_rxe (Documentation/testing.md); sid's pyverbs (65)
 	# does not crash there
 	# shellcheck disable=SC2034  # read by pyverbs_suite

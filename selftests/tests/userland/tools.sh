@@ -27,8 +27,9 @@ ncase=0
 bad=()
 
 # tool NAME LISTEN SERVER CLIENT [PATTERN]: SERVER in hb, once it listens
-# (LISTEN: tcp, cm, oob for cmtime's own TCP port, or none), CLIENT in ha; both must exit 0 within 120 s
-# and the client's output match PATTERN. Outputs of a failure are shown.
+# (LISTEN: tcp, cm, oob for cmtime's own TCP port, or none), CLIENT in ha;
+# both must exit 0 within 120 s and the client's output match PATTERN.
+# Outputs of a failure are shown.
 tool() {
 	local name=$1 listen=$2 srv=$3 cli=$4 pat=${5:-} rc=0 src=0 out try
 	ncase=$((ncase + 1))
@@ -74,8 +75,8 @@ for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat
 	tool "$t -R" cm "$t -F -R -d sroce_b -x $gb -n 50" \
 		"$t -F -R -d sroce_a -x $ga -n 50 192.0.2.2"
 done
-# the unreliable transports: UD sends of one MTU-sized message, UC SENDs
-# and WRITEs
+# the unreliable transports: UD SENDs of 1024 bytes (the path MTU of a
+# 1500-byte link), UC SENDs and WRITEs
 for t in ib_send_bw ib_send_lat; do
 	tool "$t -c UD" tcp "$t -F -c UD -s 1024 -d sroce_b -x $gb -n 50" \
 		"$t -F -c UD -s 1024 -d sroce_a -x $ga -n 50 192.0.2.2"
